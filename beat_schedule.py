@@ -1,0 +1,18 @@
+"""Every periodic job in one place, each with an expiry so a backlog never replays stale runs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workers.settings import Settings
+
+
+def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
+    return {
+        "close-due-conversations": {
+            "task": "ella.close_due_conversations",
+            "schedule": 60.0,
+            "options": {"queue": settings.queue_cognition, "expires": 55},
+        },
+    }

@@ -1,0 +1,1 @@
+"""Ella's domain: plain Python with no Celery and no database sessions."""

@@ -1,0 +1,100 @@
+"""The gateway contract: what an ingest payload must be, checked before anything is stored.
+
+Why strict: a gateway bug must surface as a dead-letter row with a reason the gateway engineer can act on,
+not as a half-stored turn or a worker crash. Unknown keys, naive datetimes and texts no database can hold
+(lone surrogates, NUL) are refused, not repaired.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@/+=-]*$"
+
+
+class MalformedPayload(ValueError):
+    """A payload that will never succeed: dead-lettered with ``reason``, never retried."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class IngestPayload(BaseModel):
+    """kwargs of ``ella.ingest_message``."""
+
+    model_config = ConfigDict(extra="forbid", strict=False, frozen=True)
+
+    message_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
+    user_id: str = Field(min_length=1, max_length=128, pattern=ID_PATTERN)
+    text: str
+    sent_at: AwareDatetime
+    conversation_id: str | None = Field(None, min_length=1, max_length=200, pattern=ID_PATTERN)
+
+    @field_validator("message_id", "user_id", "conversation_id", "text", mode="before")
+    @classmethod
+    def _strings_only(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"must be a string, not {type(value).__name__}")
+        return value
+
+
+def clean_text(text: str, max_chars: int) -> str:
+    """NFC-normalised text, or a MalformedPayload saying exactly what is wrong with it."""
+    if len(text) > max_chars * 4:  # refuse before normalising a megabyte
+        raise MalformedPayload(f"text: {len(text)} characters, the limit is {max_chars}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MalformedPayload(f"text: lone surrogate at position {exc.start}; text must be valid Unicode") from exc
+    if "\x00" in text:
+        raise MalformedPayload(f"text: NUL character at position {text.index(chr(0))}")
+    text = unicodedata.normalize("NFC", text)
+    if len(text) > max_chars:
+        raise MalformedPayload(f"text: {len(text)} characters, the limit is {max_chars}")
+    if not text.strip():
+        raise MalformedPayload("text: empty or only whitespace")
+    return text
+
+
+def parse_ingest(args: tuple[Any, ...], kwargs: dict[str, Any], max_chars: int) -> IngestPayload:
+    """Validate a task call's arguments into an IngestPayload (text cleaned), or raise MalformedPayload."""
+    if args:
+        raise MalformedPayload(f"positional arguments are not accepted ({len(args)} given); send kwargs")
+    try:
+        payload = IngestPayload.model_validate(kwargs)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}" for err in exc.errors()
+        )
+        raise MalformedPayload(problems) from None
+    return payload.model_copy(update={"text": clean_text(payload.text, max_chars)})
+
+
+class OutboxEntry(BaseModel):
+    """One entry of the outbox Redis Stream, as the gateway reads it (all fields are strings on the wire)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    v: str = "1"
+    kind: str  # reply | notification
+    user_id: str
+    text: str
+    route: str  # generated | canned | fallback
+    category: str
+    outbox_id: str
+    in_reply_to: str = ""  # the message_id answered; empty for notifications
+    conversation_id: str = ""
+    created_at: str  # ISO-8601 UTC
+    stream_id: str = Field("", exclude=True)  # filled in by the reader
+
+    def to_fields(self) -> dict[str, str]:
+        return {k: str(v) for k, v in self.model_dump().items()}
+
+    @classmethod
+    def from_fields(cls, stream_id: str, fields: dict[str, str]) -> OutboxEntry:
+        known = {k: v for k, v in fields.items() if k in cls.model_fields}
+        return cls(stream_id=stream_id, **known)

@@ -1,0 +1,1 @@
+"""Alembic migrations; a package so that an installed project carries them."""

@@ -1,0 +1,65 @@
+"""Declarative base and the column types every model shares.
+
+Why custom types: SQLite has no time zone type, so aware datetimes are normalised to UTC on the way in and
+come back aware on the way out, on both back ends alike; and SQLite only auto-increments ``INTEGER``
+primary keys, so big integer ids fall back to ``INTEGER`` there.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, DateTime, Integer, MetaData
+from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.types import TypeDecorator
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware datetime stored as UTC; naive values are refused rather than guessed."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: object) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: store aware datetimes only")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: object) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def insert_or_nothing(session: Any, model: type[Base], values: dict[str, Any], conflict_on: list[str]) -> bool:
+    """INSERT ... ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike; True if a row was inserted."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    else:  # pragma: no cover - only the two supported back ends reach here
+        raise NotImplementedError(f"insert_or_nothing: unsupported dialect {dialect}")
+    stmt = insert(model).values(**values).on_conflict_do_nothing(index_elements=conflict_on)
+    return bool(session.execute(stmt).rowcount)

@@ -1,0 +1,106 @@
+"""A conversation: a run of turns that closes after the inactivity timeout.
+
+Closing is a due time in the row (``close_due_at``) that a periodic sweep picks up, never a long Celery
+countdown (which Redis would redeliver after the visibility timeout).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import ForeignKey, Index, Integer, String, select, text
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from models.base import Base, BigId, UTCDateTime, utcnow
+
+
+class Conversation(Base):
+    __tablename__ = "conversations"
+    __table_args__ = (
+        # At most one open conversation per user: concurrent first messages cannot open two.
+        Index(
+            "uq_conversations_open_per_user",
+            "user_id",
+            unique=True,
+            sqlite_where=text("closed_at IS NULL"),
+            postgresql_where=text("closed_at IS NULL"),
+        ),
+        Index(
+            "ix_conversations_close_due_open",
+            "close_due_at",
+            sqlite_where=text("closed_at IS NULL"),
+            postgresql_where=text("closed_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    external_id: Mapped[str | None] = mapped_column(String(200), comment="the gateway's conversation id")
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_message_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    close_due_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    close_reason: Mapped[str | None] = mapped_column(String(32))
+    turn_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+def current_conversation(
+    session: Session, user_id: str, sent_at: datetime, external_id: str | None, timeout: timedelta
+) -> Conversation:
+    """The open conversation this turn belongs to, closing a stale one and opening a new one as needed.
+
+    The caller holds the user's lock. A turn more than ``timeout`` after the last one, or one the gateway
+    files under another conversation id, ends the open conversation first.
+    """
+    conv = session.scalars(
+        select(Conversation).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
+    ).one_or_none()
+    if conv is not None:
+        if sent_at - conv.last_message_at > timeout:
+            close(conv, reason="inactive", at=conv.close_due_at)
+        elif external_id and conv.external_id and external_id != conv.external_id:
+            close(conv, reason="replaced", at=sent_at)
+        else:
+            return conv
+        session.flush()  # the partial unique index must see it closed before a new one opens
+    conv = Conversation(
+        user_id=user_id,
+        external_id=external_id,
+        started_at=sent_at,
+        last_message_at=sent_at,
+        close_due_at=sent_at + timeout,
+        turn_count=0,
+    )
+    session.add(conv)
+    session.flush()
+    return conv
+
+
+def record_turn(conv: Conversation, sent_at: datetime, timeout: timedelta) -> None:
+    conv.turn_count += 1
+    if sent_at > conv.last_message_at:
+        conv.last_message_at = sent_at
+        conv.close_due_at = sent_at + timeout
+
+
+def close(conv: Conversation, reason: str, at: datetime) -> None:
+    conv.closed_at = at
+    conv.close_reason = reason
+
+
+def close_due(session: Session, now: datetime, limit: int) -> list[int]:
+    """Close up to ``limit`` open conversations whose due time has passed; return their ids.
+
+    ``SKIP LOCKED`` on PostgreSQL lets two sweeps run at once without closing the same row twice.
+    """
+    rows = session.scalars(
+        select(Conversation)
+        .where(Conversation.closed_at.is_(None), Conversation.close_due_at <= now)
+        .order_by(Conversation.close_due_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    ).all()
+    for conv in rows:
+        close(conv, reason="inactive", at=conv.close_due_at)
+    return [conv.id for conv in rows]

@@ -1,0 +1,33 @@
+"""What Ella sends, recorded before it is published to the outbox stream (a transactional outbox).
+
+The row is written in the same transaction as the turn it answers; publishing to Redis happens after commit
+and is made idempotent by the row's id, so a redelivered task re-publishes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base, BigId, UTCDateTime, utcnow
+
+
+class OutboxRecord(Base):
+    __tablename__ = "outbox_records"
+    __table_args__ = (Index("ix_outbox_records_user_id_created_at", "user_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(16), comment="reply | notification")
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    conversation_id: Mapped[int | None] = mapped_column(ForeignKey("conversations.id", ondelete="SET NULL"))
+    in_reply_to: Mapped[str | None] = mapped_column(
+        String(200), unique=True, comment="message_id answered; one reply per inbound message"
+    )
+    route: Mapped[str] = mapped_column(String(16), comment="generated | canned | fallback")
+    category: Mapped[str] = mapped_column(String(32), default="chat")
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    published_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    stream_id: Mapped[str | None] = mapped_column(String(32))

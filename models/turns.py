@@ -1,0 +1,78 @@
+"""Storing one exchange: the user's message, the conversation it belongs to, and Ella's recorded reply.
+
+All of it is one transaction, so a redelivered task finds either everything or nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from models.base import utcnow
+from models.conversation import current_conversation, record_turn
+from models.message import InboundMessage
+from models.outbox import OutboxRecord
+from models.user import lock_user
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    route: str = "generated"  # generated | canned | fallback
+    category: str = "chat"
+
+
+def find_message(session: Session, message_id: str) -> InboundMessage | None:
+    return session.scalars(select(InboundMessage).where(InboundMessage.message_id == message_id)).one_or_none()
+
+
+def reply_to(session: Session, message_id: str) -> OutboxRecord | None:
+    return session.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == message_id)).one_or_none()
+
+
+def store_exchange(
+    session: Session,
+    *,
+    message_id: str,
+    user_id: str,
+    text: str,
+    sent_at: datetime,
+    external_conversation_id: str | None,
+    reply: Reply,
+    timeout: timedelta,
+    user_defaults: dict[str, Any],
+    task_id: str | None,
+) -> OutboxRecord:
+    """Insert the turn and its reply; raises IntegrityError if ``message_id`` was stored meanwhile."""
+    user = lock_user(session, user_id, user_defaults)
+    conv = current_conversation(session, user_id, sent_at, external_conversation_id, timeout)
+    record_turn(conv, sent_at, timeout)
+    user.last_seen_at = max(filter(None, (user.last_seen_at, sent_at)))
+    session.add(
+        InboundMessage(
+            message_id=message_id,
+            user_id=user_id,
+            conversation_id=conv.id,
+            text=text,
+            sent_at=sent_at,
+            received_at=utcnow(),
+            task_id=task_id,
+        )
+    )
+    record = OutboxRecord(
+        kind="reply",
+        user_id=user_id,
+        conversation_id=conv.id,
+        in_reply_to=message_id,
+        route=reply.route,
+        category=reply.category,
+        text=reply.text,
+        created_at=utcnow(),
+    )
+    session.add(record)
+    session.flush()
+    return record

@@ -1,0 +1,114 @@
+"""The one console script, ``ella``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import typer
+from rich.console import Console
+
+from workers.settings import get_settings
+
+cli = typer.Typer(
+    help="Ella's inner-life back end.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False
+)
+db_cli = typer.Typer(help="Database schema.", no_args_is_help=True)
+cli.add_typer(db_cli, name="db")
+PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+
+
+@cli.command()
+def demo() -> None:
+    """Play a scripted conversation of a few simulated days through the broker and a real worker."""
+    from workers.demo import run_demo
+
+    raise typer.Exit(run_demo(Console()))
+
+
+@cli.command()
+def chat(
+    user: str = typer.Option("you", help="User id to chat as."),
+    start_worker: bool = typer.Option(
+        None, help="Start a worker for the session (default: only on the embedded default Redis)."
+    ),
+) -> None:
+    """An interactive terminal gateway: you type, Ella's reply comes back from the outbox."""
+    from workers.chat import chat_loop
+
+    start = get_settings().uses_embedded_redis if start_worker is None else start_worker
+    raise typer.Exit(chat_loop(Console(), user, start))
+
+
+def _celery(argv: list[str]) -> None:
+    from workers.app import app
+
+    app.start(argv)
+
+
+@cli.command(context_settings=PASSTHROUGH)
+def worker(ctx: typer.Context) -> None:
+    """``celery worker`` on this app; arguments pass through (default: every queue)."""
+    args = list(ctx.args)
+    if not any(a == "-Q" or a.startswith(("-Q", "--queues")) for a in args):
+        args = ["-Q", ",".join(get_settings().queues), *args]
+    _celery(["celery", "worker", *args])
+
+
+@cli.command(context_settings=PASSTHROUGH)
+def beat(ctx: typer.Context) -> None:
+    """``celery beat`` with the redbeat scheduler (one live instance, by its Redis lock)."""
+    _celery(["celery", "beat", "-S", "redbeat.RedBeatScheduler", *ctx.args])
+
+
+@cli.command(context_settings=PASSTHROUGH)
+def flower(ctx: typer.Context) -> None:
+    """Flower, always behind basic auth (ELLA_FLOWER_BASIC_AUTH or FLOWER_BASIC_AUTH=user:password)."""
+    secret = get_settings().flower_basic_auth
+    auth = (secret.get_secret_value() if secret else "") or os.environ.get("FLOWER_BASIC_AUTH", "")
+    if ":" not in auth:
+        typer.echo("refusing to start Flower without auth: set ELLA_FLOWER_BASIC_AUTH=user:password", err=True)
+        raise typer.Exit(2)
+    os.environ["FLOWER_BASIC_AUTH"] = auth  # by environment, so the password is not in the process list
+    _celery(["celery", "flower", *ctx.args])
+
+
+@db_cli.command("upgrade")
+def db_upgrade(revision: str = typer.Argument("head")) -> None:
+    """Apply migrations up to REVISION (default: head)."""
+    from workers import db
+    from workers.settings import mask_url
+
+    db.upgrade(revision=revision)
+    current, head = db.schema_revisions()
+    typer.echo(f"{mask_url(get_settings().effective_database_url)}: at {current} (head {head})")
+
+
+@db_cli.command("current")
+def db_current() -> None:
+    """Print the database's revision and the code's head; exit 1 if they differ."""
+    from workers import db
+
+    current, head = db.schema_revisions()
+    typer.echo(f"current {current or '(empty)'}, head {head}")
+    raise typer.Exit(0 if current == head else 1)
+
+
+@cli.command()
+def config(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Print the effective settings, secrets masked."""
+    values = get_settings().masked()
+    if as_json:
+        typer.echo(json.dumps(values, indent=2, default=str))
+        return
+    width = max(map(len, values))
+    for key, value in values.items():
+        typer.echo(f"{key:<{width}}  {value}")
+
+
+def main() -> None:
+    try:
+        cli()
+    except KeyboardInterrupt:
+        sys.exit(130)

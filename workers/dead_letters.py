@@ -1,0 +1,53 @@
+"""Writing a dead-letter row: the one place a refused or abandoned task is recorded.
+
+Why its own module: the payload can be anything a gateway sent (a megabyte, lone surrogates, NUL), and the
+row must still be writable on PostgreSQL, so the payload is JSON with every non-ASCII character escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from models import DeadLetter
+from workers.db import session_scope
+
+log = logging.getLogger(__name__)
+
+MAX_PAYLOAD_CHARS = 4_000_000
+_SAFE_ID = re.compile(r"^[\x20-\x7e]{1,128}$")
+
+
+def _safe_id(value: Any, limit: int) -> str | None:
+    """Keep an id column only when it is a printable ASCII string that fits; the payload has the rest."""
+    if isinstance(value, str) and _SAFE_ID.match(value) and len(value) <= limit:
+        return value
+    return None
+
+
+def encode_payload(args: Any, kwargs: Any) -> str:
+    text = json.dumps({"args": args, "kwargs": kwargs}, ensure_ascii=True, default=repr)
+    if len(text) > MAX_PAYLOAD_CHARS:
+        return json.dumps({"truncated_from_chars": len(text), "head": text[:MAX_PAYLOAD_CHARS]}, ensure_ascii=True)
+    return text
+
+
+def record_dead_letter(task_name: str, task_id: str | None, reason: str, args: Any, kwargs: Any) -> int:
+    """Insert the row in its own transaction and return its id."""
+    kwargs = kwargs if isinstance(kwargs, dict) else {"_": kwargs}
+    row = DeadLetter(
+        task_name=task_name[:200],
+        task_id=_safe_id(task_id, 64),
+        reason=reason.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")[:10_000],
+        payload=encode_payload(args, kwargs),
+        user_id=_safe_id(kwargs.get("user_id"), 128),
+        message_id=_safe_id(kwargs.get("message_id"), 200),
+    )
+    with session_scope() as session:
+        session.add(row)
+        session.flush()
+        row_id = row.id
+    log.warning("dead-lettered %s: %s", task_name, row.reason[:500], extra={"task_id": task_id})
+    return row_id

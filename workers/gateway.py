@@ -1,0 +1,51 @@
+"""The gateway's client: enqueue a user message, read Ella's replies and notifications from the outbox.
+
+A gateway imports this module only: ``enqueue_message`` sends the task by name, so none of our tasks (nor
+their database code) is imported on the gateway's side.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from celery import Celery
+
+from workers.outbox_stream import OutboxReader
+from workers.redis_conn import get_redis
+from workers.settings import get_settings
+
+__all__ = ["OutboxReader", "enqueue_message", "outbox_reader"]
+
+
+def enqueue_message(
+    *,
+    message_id: str,
+    user_id: str,
+    text: str,
+    sent_at: datetime | str,
+    conversation_id: str | None = None,
+    app: Celery | None = None,
+) -> str:
+    """Send one user message to ``ella.ingest_message`` on the inbound queue; return the Celery task id.
+
+    ``sent_at`` must carry a time zone. Sending the same ``message_id`` again is safe: it is answered once.
+    """
+    if app is None:
+        from workers.app import app as default_app
+
+        app = default_app
+    kwargs: dict[str, str] = {
+        "message_id": message_id,
+        "user_id": user_id,
+        "text": text,
+        "sent_at": sent_at.isoformat() if isinstance(sent_at, datetime) else sent_at,
+    }
+    if conversation_id is not None:
+        kwargs["conversation_id"] = conversation_id
+    result = app.send_task("ella.ingest_message", kwargs=kwargs, queue=get_settings().queue_inbound)
+    return result.id
+
+
+def outbox_reader(group: str, consumer: str, *, start_id: str = "0") -> OutboxReader:
+    """A consumer-group reader of the outbox stream on the configured Redis."""
+    return OutboxReader(get_redis(), group, consumer, start_id=start_id)

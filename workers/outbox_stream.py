@@ -1,0 +1,92 @@
+"""The outbox Redis Stream: publish each outbox record exactly once, and read it as a consumer group.
+
+Why a Lua script: the task may die between XADD and marking the row published, and its redelivery must not
+add a second entry. The script checks a per-record marker and appends in one atomic step.
+"""
+
+from __future__ import annotations
+
+import redis
+
+from ella.contract import OutboxEntry
+from workers.settings import Settings, get_settings
+
+_PUBLISH_ONCE = """
+local done = redis.call('GET', KEYS[2])
+if done then return done end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(ARGV, 3))
+redis.call('SET', KEYS[2], id, 'EX', ARGV[1])
+return id
+"""
+
+
+def published_marker(outbox_id: str | int) -> str:
+    return f"ella:outbox:published:{outbox_id}"
+
+
+def publish_once(client: redis.Redis, entry: OutboxEntry, settings: Settings | None = None) -> str:
+    """Append ``entry`` to the stream unless this outbox record was appended before; return its stream id."""
+    settings = settings or get_settings()
+    flat = [item for pair in entry.to_fields().items() for item in pair]
+    script = client.register_script(_PUBLISH_ONCE)
+    stream_id = script(
+        keys=[settings.outbox_stream, published_marker(entry.outbox_id)],
+        args=[settings.outbox_dedupe_ttl_s, settings.outbox_maxlen, *flat],
+    )
+    return stream_id.decode() if isinstance(stream_id, bytes) else str(stream_id)
+
+
+class OutboxReader:
+    """A gateway's view of the outbox: a consumer in a consumer group, acknowledging what it delivered.
+
+    After a crash a consumer first gets back its own entries that were read but never acknowledged;
+    ``claim_abandoned`` takes over entries of a consumer that never came back.
+    """
+
+    def __init__(
+        self, client: redis.Redis, group: str, consumer: str, *, stream: str | None = None, start_id: str = "0"
+    ) -> None:
+        self.client = client
+        self.group = group
+        self.consumer = consumer
+        self.stream = stream or get_settings().outbox_stream
+        self._pending_first = True
+        try:
+            client.xgroup_create(self.stream, group, id=start_id, mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    @staticmethod
+    def _decode(value: bytes | str) -> str:
+        return value.decode() if isinstance(value, bytes) else value
+
+    def _entries(self, response: list) -> list[OutboxEntry]:
+        out = []
+        for _stream, items in response or []:
+            for stream_id, fields in items:
+                if fields:  # a pending entry trimmed away comes back with no fields
+                    decoded = {self._decode(k): self._decode(v) for k, v in fields.items()}
+                    out.append(OutboxEntry.from_fields(self._decode(stream_id), decoded))
+        return out
+
+    def read(self, count: int = 100, block_ms: int | None = 1000) -> list[OutboxEntry]:
+        if self._pending_first:
+            pending = self._entries(self.client.xreadgroup(self.group, self.consumer, {self.stream: "0"}, count=count))
+            if pending:
+                return pending
+            self._pending_first = False
+        return self._entries(
+            self.client.xreadgroup(self.group, self.consumer, {self.stream: ">"}, count=count, block=block_ms)
+        )
+
+    def ack(self, *entries: OutboxEntry) -> int:
+        if not entries:
+            return 0
+        return int(self.client.xack(self.stream, self.group, *(e.stream_id for e in entries)))
+
+    def claim_abandoned(self, min_idle_ms: int = 60_000, count: int = 100) -> list[OutboxEntry]:
+        _next, items, *_ = self.client.xautoclaim(
+            self.stream, self.group, self.consumer, min_idle_ms, start_id="0-0", count=count
+        )
+        return self._entries([(self.stream, items)])

@@ -1,0 +1,93 @@
+"""The base class of every Ella task: late acks, a redelivery cap, dead letters, retries for transient faults.
+
+Why: with ``acks_late`` and ``reject_on_worker_lost`` a task whose worker dies is delivered again, which is
+what makes a ``kill -9`` lose nothing; but a task that kills its worker every time would then loop forever.
+Deliveries are counted by (task id, retry number) in Redis; past ``max_deliveries`` the task goes to the
+dead-letter table instead of running again. Malformed payloads go there at once and are never retried.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+from celery import Task
+from sqlalchemy.exc import OperationalError
+
+from ella.contract import MalformedPayload
+from workers.dead_letters import record_dead_letter
+from workers.redis_conn import get_redis
+from workers.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    redis.ConnectionError,
+    redis.TimeoutError,
+)
+
+
+def delivery_key(task_id: str, retries: int) -> str:
+    return f"ella:deliveries:{task_id}:{retries}"
+
+
+class ReliableTask(Task):
+    """Idempotent tasks only: a task using this base may run more than once for one message."""
+
+    acks_late = True
+    reject_on_worker_lost = True
+    autoretry_for = TRANSIENT_ERRORS
+    retry_backoff = 2
+    retry_backoff_max = 300
+    retry_jitter = True
+    max_retries = 8
+
+    def _count_delivery(self) -> int | None:
+        req = self.request
+        key = delivery_key(req.id, req.retries or 0)
+        ttl = get_settings().visibility_timeout_s * (get_settings().max_deliveries + 2)
+        try:
+            pipe = get_redis().pipeline()
+            pipe.incr(key)
+            pipe.expire(key, ttl)
+            count, _ = pipe.execute()
+        except redis.RedisError as exc:
+            # The cap is a safety net; without Redis the broker is down too and nothing is delivered anyway.
+            log.warning("could not count deliveries of %s: %s", req.id, exc)
+            return None
+        return int(count)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        req = self.request
+        if not req.called_directly and req.id:
+            count = self._count_delivery()
+            cap = get_settings().max_deliveries
+            if count is not None and count > cap:
+                record_dead_letter(
+                    self.name,
+                    req.id,
+                    f"redelivery cap: delivered {count} times (cap {cap}) without finishing; "
+                    "its worker was lost each time",
+                    args,
+                    kwargs,
+                )
+                return None
+        try:
+            return super().__call__(*args, **kwargs)
+        except MalformedPayload as exc:
+            record_dead_letter(self.name, req.id, f"malformed payload: {exc.reason}", args, kwargs)
+            return None
+
+    def after_return(self, status: str, retval: Any, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        """The task finished (well or not) in this delivery: forget its delivery count."""
+        if task_id and status != "RETRY":
+            try:
+                get_redis().delete(delivery_key(task_id, self.request.retries or 0))
+            except redis.RedisError as exc:
+                log.warning("could not clear delivery count of %s: %s", task_id, exc)
+
+    def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        """Out of retries, a hard time limit, or a bug: the operator finds it in the dead-letter table."""
+        record_dead_letter(self.name, task_id, f"failed: {type(exc).__name__}: {exc}", args, kwargs)

