@@ -15,4 +15,9 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": 60.0,
             "options": {"queue": settings.queue_cognition, "expires": 55},
         },
+        "resend-unanswered-messages": {
+            "task": "ella.resend_unanswered_messages",
+            "schedule": settings.inbox_sweep_interval_s,
+            "options": {"queue": settings.queue_inbound, "expires": settings.inbox_sweep_interval_s},
+        },
     }

@@ -6,6 +6,7 @@ and is made idempotent by the row's id, so a redelivered task re-publishes nothi
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, Index, String, Text
@@ -19,6 +20,9 @@ class OutboxRecord(Base):
     __table_args__ = (Index("ix_outbox_records_user_id_created_at", "user_id", "created_at"),)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    # The public id (outbox entry ``outbox_id``, publish marker): unlike ``id`` it never repeats across
+    # databases, so a restored or recreated database cannot collide with markers already in Redis.
+    uid: Mapped[str] = mapped_column(String(36), unique=True, default=lambda: str(uuid.uuid4()))
     kind: Mapped[str] = mapped_column(String(16), comment="reply | notification")
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     conversation_id: Mapped[int | None] = mapped_column(ForeignKey("conversations.id", ondelete="SET NULL"))

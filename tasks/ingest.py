@@ -23,6 +23,7 @@ from ella.offline_reply import plain_reply
 from models.base import utcnow
 from models.outbox import OutboxRecord
 from models.turns import Reply, find_message, reply_to, store_exchange
+from workers import inbox
 from workers.app import app
 from workers.db import session_scope
 from workers.logs import user_scope
@@ -56,7 +57,7 @@ def outbox_entry(record: OutboxRecord) -> OutboxEntry:
         text=record.text,
         route=record.route,
         category=record.category,
-        outbox_id=str(record.id),
+        outbox_id=record.uid,
         in_reply_to=record.in_reply_to or "",
         conversation_id=str(record.conversation_id or ""),
         created_at=record.created_at.isoformat(),
@@ -119,6 +120,12 @@ def ingest(payload: IngestPayload, task_id: str | None) -> str | None:
 @app.task(name="ella.ingest_message", base=ReliableTask, bind=True)
 def ingest_message(self: ReliableTask, *args: Any, **kwargs: Any) -> str | None:
     """Gateway contract: kwargs ``{message_id, user_id, text, sent_at, conversation_id?}``."""
-    payload = parse_ingest(args, kwargs, get_settings().max_message_chars)
-    with user_scope(payload.user_id):
-        return ingest(payload, self.request.id)
+    try:
+        payload = parse_ingest(args, kwargs, get_settings().max_message_chars)
+        with user_scope(payload.user_id):
+            stream_id = ingest(payload, self.request.id)
+    except MalformedPayload:
+        inbox.forget(get_redis(), kwargs.get("message_id"))  # dead-lettered: nothing to re-send
+        raise
+    inbox.forget(get_redis(), payload.message_id)
+    return stream_id

@@ -18,13 +18,14 @@ from workers import db, logs
 from workers.redis_conn import kombu_url, redis_url
 from workers.settings import Settings, get_settings
 
-TASK_MODULES = ["tasks.ingest", "tasks.conversations"]
+TASK_MODULES = ["tasks.ingest", "tasks.conversations", "tasks.inbox"]
 
 
 def task_routes(settings: Settings) -> dict[str, dict[str, str]]:
     return {
         "ella.ingest_message": {"queue": settings.queue_inbound},
         "ella.close_due_conversations": {"queue": settings.queue_cognition},
+        "ella.resend_unanswered_messages": {"queue": settings.queue_inbound},
     }
 
 
@@ -34,6 +35,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "visibility_timeout": settings.visibility_timeout_s,
         "unacked_restore_interval": settings.unacked_restore_interval_s,
         "unacked_restore_throttle": settings.unacked_restore_throttle,
+        "unacked_mutex_expire": settings.unacked_mutex_expire_s,
     }
     return {
         "broker_url": kombu_url(url),
@@ -62,6 +64,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_redirect_stdouts": True,
         "beat_scheduler": "redbeat.RedBeatScheduler",
         "redbeat_redis_url": url,
+        "redbeat_key_prefix": f"{settings.redis_key_prefix}:redbeat:",
         "redbeat_lock_timeout": 5 * 60,
         "beat_schedule": beat_schedule(settings),
         "timezone": "UTC",

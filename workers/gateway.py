@@ -7,14 +7,16 @@ their database code) is imported on the gateway's side.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from celery import Celery
 
+from workers import inbox
 from workers.outbox_stream import OutboxReader
 from workers.redis_conn import get_redis
 from workers.settings import get_settings
 
-__all__ = ["OutboxReader", "enqueue_message", "outbox_reader"]
+__all__ = ["OutboxReader", "enqueue_message", "outbox_reader", "send_ingest"]
 
 
 def enqueue_message(
@@ -30,10 +32,6 @@ def enqueue_message(
 
     ``sent_at`` must carry a time zone. Sending the same ``message_id`` again is safe: it is answered once.
     """
-    if app is None:
-        from workers.app import app as default_app
-
-        app = default_app
     kwargs: dict[str, str] = {
         "message_id": message_id,
         "user_id": user_id,
@@ -42,7 +40,21 @@ def enqueue_message(
     }
     if conversation_id is not None:
         kwargs["conversation_id"] = conversation_id
-    result = app.send_task("ella.ingest_message", kwargs=kwargs, queue=get_settings().queue_inbound)
+    inbox.remember(get_redis(), kwargs)  # first: if the send fails or the broker loses it, the sweep re-sends
+    return send_ingest(kwargs, app)
+
+
+def send_ingest(kwargs: dict[str, Any], app: Celery | None = None) -> str:
+    """``send_task`` of ``ella.ingest_message``; workers log the ids and the text's length, never the words."""
+    if app is None:
+        from workers.app import app as default_app
+
+        app = default_app
+    text = kwargs.get("text")
+    shown = {**kwargs, "text": f"<{len(text)} chars>" if isinstance(text, str) else "<not text>"}
+    result = app.send_task(
+        "ella.ingest_message", kwargs=kwargs, queue=get_settings().queue_inbound, kwargsrepr=repr(shown)
+    )
     return result.id
 
 

@@ -23,16 +23,20 @@ class ContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         task_id = task_name = None
+        user_id = current_user_id.get()
         try:
             from celery import current_task
 
             if current_task and current_task.request and current_task.request.id:
                 task_id, task_name = current_task.request.id, current_task.name
+                kwargs = current_task.request.kwargs
+                if isinstance(kwargs, dict) and isinstance(kwargs.get("user_id"), str) and not user_id:
+                    user_id = kwargs["user_id"][:128]
         except ImportError:
             pass
         record.task_id = getattr(record, "task_id", None) or task_id
         record.task_name = getattr(record, "task_name", None) or task_name
-        record.user_id = getattr(record, "user_id", None) or current_user_id.get()
+        record.user_id = getattr(record, "user_id", None) or user_id
         return True
 
 

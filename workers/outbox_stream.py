@@ -20,8 +20,8 @@ return id
 """
 
 
-def published_marker(outbox_id: str | int) -> str:
-    return f"ella:outbox:published:{outbox_id}"
+def published_marker(outbox_id: str) -> str:
+    return f"{get_settings().redis_key_prefix}:outbox:published:{outbox_id}"
 
 
 def publish_once(client: redis.Redis, entry: OutboxEntry, settings: Settings | None = None) -> str:

@@ -30,7 +30,7 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
 
 
 def delivery_key(task_id: str, retries: int) -> str:
-    return f"ella:deliveries:{task_id}:{retries}"
+    return f"{get_settings().redis_key_prefix}:deliveries:{task_id}:{retries}"
 
 
 class ReliableTask(Task):

@@ -44,6 +44,7 @@ class Settings(BaseSettings):
     queue_inbound: str = "inbound"
     queue_cognition: str = "cognition"
     queue_batch: str = "batch"
+    redis_key_prefix: str = Field("ella", description="Prefix of every Redis key of ours but the queues.")
     outbox_stream: str = Field("ella:outbox", description="Redis Stream the gateway reads replies from.")
     outbox_maxlen: int = Field(1_000_000, ge=1000, description="Approximate cap on the outbox stream length.")
     outbox_dedupe_ttl_s: int = Field(7 * 24 * 3600, ge=60, description="How long a publish is remembered.")
@@ -66,12 +67,26 @@ class Settings(BaseSettings):
         10, ge=1, description="How often a worker looks for unacked tasks whose visibility timeout passed."
     )
     unacked_restore_throttle: int = Field(10, ge=1)
+    unacked_mutex_expire_s: int = Field(
+        300, ge=1, description="Lock of the unacked-restore sweep; a worker killed holding it blocks restores."
+    )
+    inbox_resend_grace_s: int = Field(
+        60, ge=1, description="An enqueued message unanswered after visibility timeout + this is sent again."
+    )
+    inbox_sweep_interval_s: float = Field(60.0, gt=0, description="How often beat looks for such messages.")
+    inbox_max_resends: int = Field(3, ge=0, description="Re-sends of one message before it is dead-lettered.")
 
     log_level: str = "INFO"
     log_json: bool | None = Field(None, description="JSON logs; unset means JSON in workers, text elsewhere.")
 
     anthropic_api_key: SecretStr | None = None
     flower_basic_auth: SecretStr | None = Field(None, description="user:password for Flower (required).")
+
+    @field_validator("anthropic_api_key", "flower_basic_auth", mode="before")
+    @classmethod
+    def _empty_secret_is_unset(cls, value: object) -> object:
+        """Compose passes ``${VAR:-}`` as an empty string: that means "not configured", not an empty key."""
+        return None if value == "" else value
 
     @field_validator("default_timezone")
     @classmethod

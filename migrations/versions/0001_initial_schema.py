@@ -117,6 +117,7 @@ def upgrade() -> None:
     op.create_table(
         "outbox_records",
         sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), autoincrement=True, nullable=False),
+        sa.Column("uid", sa.String(length=36), nullable=False),
         sa.Column("kind", sa.String(length=16), nullable=False, comment="reply | notification"),
         sa.Column("user_id", sa.String(length=128), nullable=False),
         sa.Column("conversation_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=True),
@@ -143,6 +144,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_outbox_records")),
         sa.UniqueConstraint("in_reply_to", name=op.f("uq_outbox_records_in_reply_to")),
+        sa.UniqueConstraint("uid", name=op.f("uq_outbox_records_uid")),
     )
     with op.batch_alter_table("outbox_records", schema=None) as batch_op:
         batch_op.create_index("ix_outbox_records_user_id_created_at", ["user_id", "created_at"], unique=False)

@@ -1,0 +1,33 @@
+# Two commands do all the set-up on a fresh machine: `make demo` and `make test`.
+VENV   ?= .venv
+PYTHON ?= python3
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint bench install clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+## The main job on the embedded default: embedded Redis, a SQLite file, the offline engine.
+demo: $(STAMP)
+	$(BIN)/ella demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## Makes sure Redis and PostgreSQL answer (starting them where installed), then ruff and pytest.
+test: $(STAMP) lint
+	@set -e; eval "$$(sh .ci/services.sh)"; $(BIN)/pytest
+
+bench: $(STAMP)
+	@set -e; eval "$$(sh .ci/services.sh)"; $(BIN)/python bench/ingest_throughput.py
+
+clean:
+	rm -rf var .pytest_cache .ruff_cache

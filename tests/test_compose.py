@@ -1,0 +1,383 @@
+"""The container stack (docker-compose.yml, Dockerfile, .dockerignore) as configuration we can check here.
+
+Why: no Docker engine runs these tests, so a typo in a command, a queue name that the app does not know,
+or a worker that starts before its broker would only show in production. Each test reads the files and
+checks them against the code they start (the Celery app, the Typer CLI, the settings).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import shlex
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import click
+import pytest
+import typer
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+DOCKERFILE = ROOT / "Dockerfile"
+DOCKERIGNORE = ROOT / ".dockerignore"
+
+COMPOSE: dict[str, Any] = yaml.safe_load(COMPOSE_FILE.read_text())
+SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
+
+# Celery's global options that take a value (before the subcommand).
+CELERY_GLOBAL_VALUE_OPTIONS = {"-A", "--app", "-b", "--broker", "--result-backend", "--loader", "--config", "--workdir"}
+CELERY_SUBCOMMANDS = {"worker", "beat", "flower"}
+
+
+# --- reading the compose file ---------------------------------------------------------------------------
+
+
+def argv(service: dict[str, Any]) -> list[str]:
+    """A service's command as an argument vector (compose accepts a string or a list)."""
+    command = service.get("command")
+    if command is None:
+        return []
+    if isinstance(command, str):
+        return shlex.split(command)
+    return [str(part) for part in command]
+
+
+def environment(service: dict[str, Any]) -> dict[str, str]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        return dict(item.partition("=")[::2] for item in env)
+    return {key: "" if value is None else str(value) for key, value in env.items()}
+
+
+def depends_on(service: dict[str, Any]) -> dict[str, str | None]:
+    """Dependency -> condition; the short (list) form has no condition."""
+    deps = service.get("depends_on") or {}
+    if isinstance(deps, list):
+        return dict.fromkeys(deps)
+    return {name: (spec or {}).get("condition") for name, spec in deps.items()}
+
+
+def our_services() -> dict[str, dict[str, Any]]:
+    """The services that run the image built from our Dockerfile."""
+    return {name: service for name, service in SERVICES.items() if "build" in service}
+
+
+def option_values(args: list[str], *names: str) -> list[str]:
+    """Values of an option in any spelling: ``-Q a``, ``-Qa``, ``--queues a``, ``--queues=a``."""
+    values = []
+    for i, arg in enumerate(args):
+        for name in names:
+            if arg == name and i + 1 < len(args):
+                values.append(args[i + 1])
+            elif name.startswith("--") and arg.startswith(name + "="):
+                values.append(arg[len(name) + 1 :])
+            elif not name.startswith("--") and arg.startswith(name) and len(arg) > len(name):
+                values.append(arg[len(name) :])
+    return values
+
+
+def celery_call(args: list[str]) -> tuple[str | None, str | None, list[str]]:
+    """``celery -A mod sub ...`` -> (app module, subcommand, the subcommand's arguments)."""
+    app, i = None, 1
+    while i < len(args) and args[i].startswith("-"):
+        arg = args[i]
+        if arg in CELERY_GLOBAL_VALUE_OPTIONS:
+            if arg in ("-A", "--app") and i + 1 < len(args):
+                app = args[i + 1]
+            i += 2
+        else:
+            if arg.startswith("--app="):
+                app = arg.split("=", 1)[1]
+            elif arg.startswith("-A") and len(arg) > 2:
+                app = arg[2:]
+            i += 1
+    sub = args[i] if i < len(args) else None
+    return app, sub, args[i + 1 :]
+
+
+def celery_services(sub: str) -> dict[str, list[str]]:
+    """Our services running ``celery ... <sub>``, with their subcommand arguments."""
+    found = {}
+    for name, service in our_services().items():
+        args = argv(service)
+        if args and args[0] == "celery":
+            _, got, rest = celery_call(args)
+            if got == sub:
+                found[name] = rest
+    return found
+
+
+def seconds(duration: str | int | float) -> float:
+    """A compose duration (``90s``, ``1m30s``, ``500ms``) in seconds."""
+    if isinstance(duration, int | float):
+        return float(duration)
+    parts = re.findall(r"(\d+(?:\.\d+)?)(us|ms|s|m|h)", duration)
+    assert parts and "".join(n + u for n, u in parts) == duration, f"not a compose duration: {duration!r}"
+    scale = {"us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    return sum(float(n) * scale[u] for n, u in parts)
+
+
+def named_volume_at(service: dict[str, Any], target: str) -> str | None:
+    for volume in service.get("volumes") or []:
+        if isinstance(volume, str):
+            source, _, rest = volume.partition(":")
+            if rest.split(":")[0] == target:
+                return source
+        elif volume.get("target") == target and volume.get("type") == "volume":
+            return volume.get("source")
+    return None
+
+
+def health_test(service: dict[str, Any]) -> list[str]:
+    test = (service.get("healthcheck") or {}).get("test")
+    if isinstance(test, str):
+        return shlex.split(test)
+    return [str(part) for part in test or []]
+
+
+# --- compose file -------------------------------------------------------------------------------------------
+
+
+def test_compose_file_uses_the_compose_spec_without_obsolete_version_key():
+    assert "version" not in COMPOSE
+    assert our_services(), "no service builds our image"
+
+
+@pytest.mark.parametrize("name", sorted(our_services()))
+def test_every_service_of_our_image_runs_a_known_entry_point(name):
+    args = argv(SERVICES[name])
+    assert args, f"{name} has no command; the image's default is only `ella --help`"
+    assert args[0] in {"celery", "ella"}, f"{name}: unknown entry point {args[0]!r}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in our_services().items() if argv(s) and argv(s)[0] == "celery"))
+def test_celery_commands_load_our_app_and_a_real_subcommand(name):
+    from celery import Celery
+
+    app_path, sub, _ = celery_call(argv(SERVICES[name]))
+    assert app_path, f"{name}: celery without -A"
+    module_name, _, attr = app_path.partition(":")
+    module = importlib.import_module(module_name)
+    app = getattr(module, attr or "app", None)
+    assert isinstance(app, Celery), f"{name}: {app_path} has no Celery app"
+    assert sub in CELERY_SUBCOMMANDS, f"{name}: unexpected celery subcommand {sub!r}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in our_services().items() if argv(s) and argv(s)[0] == "ella"))
+def test_ella_commands_exist_in_the_cli(name):
+    from workers.cli import cli
+
+    command: click.Command = typer.main.get_command(cli)
+    path = ["ella"]
+    for token in argv(SERVICES[name])[1:]:
+        if token.startswith("-") or not isinstance(command, click.Group):
+            break
+        assert token in command.commands, f"{name}: `{' '.join(path)}` has no subcommand {token!r}"
+        command = command.commands[token]
+        path.append(token)
+    assert not isinstance(command, click.Group), f"{name}: `{' '.join(path)}` is a group, not a command"
+
+
+def container_settings(service: dict[str, Any], monkeypatch: pytest.MonkeyPatch):
+    """The settings a container of ``service`` resolves: its compose environment, nothing from this process.
+
+    (The test run sets its own ELLA_QUEUE_* names; the containers get the defaults unless compose says so.)
+    """
+    from workers.settings import Settings
+
+    for key in [k for k in os.environ if k.startswith("ELLA_")]:
+        monkeypatch.delenv(key)
+    for key, value in environment(service).items():
+        if key.startswith("ELLA_"):
+            monkeypatch.setenv(key, value)
+    return Settings(_env_file=None)
+
+
+def test_workers_consume_only_configured_queues_and_every_queue_has_a_worker(monkeypatch):
+    workers = celery_services("worker")
+    assert workers, "no worker service"
+    all_queues: set[str] = set()
+    consumed: set[str] = set()
+    for name, args in workers.items():
+        queues = set(container_settings(SERVICES[name], monkeypatch).queues)
+        all_queues |= queues
+        named = {q for value in option_values(args, "-Q", "--queues") for q in value.split(",") if q}
+        assert named, f"{name}: a worker without -Q consumes the default queue only"
+        assert named <= queues, f"{name}: unknown queues {sorted(named - queues)}"
+        consumed |= named
+    assert consumed == all_queues, f"queues without a worker: {sorted(all_queues - consumed)}"
+
+
+def test_beat_scheduler_resolves_by_import():
+    beats = celery_services("beat")
+    assert beats
+    for name, args in beats.items():
+        schedulers = option_values(args, "-S", "--scheduler")
+        assert schedulers == ["redbeat.RedBeatScheduler"], f"{name}: scheduler {schedulers}"
+        module_name, _, cls = schedulers[0].rpartition(".")
+        assert isinstance(getattr(importlib.import_module(module_name), cls), type)
+
+
+def test_exactly_one_beat_runs():
+    beats = celery_services("beat")
+    beats |= {n: [] for n, s in our_services().items() if argv(s)[:2] == ["ella", "beat"]}
+    assert len(beats) == 1, f"beat services: {sorted(beats)}"
+    (service,) = (SERVICES[name] for name in beats)
+    replicas = (service.get("deploy") or {}).get("replicas", 1)
+    assert int(service.get("scale", replicas)) == 1
+
+
+@pytest.mark.parametrize(("variable", "dependency"), [("ELLA_REDIS_URL", "redis"), ("ELLA_DATABASE_URL", "postgres")])
+def test_services_that_use_redis_or_postgres_wait_until_it_is_healthy(variable, dependency):
+    users = [name for name, service in SERVICES.items() if variable in environment(service)]
+    assert users, f"nobody gets {variable}"
+    for name in users:
+        assert depends_on(SERVICES[name]).get(dependency) == "service_healthy", f"{name} uses {dependency}"
+
+
+def test_urls_point_at_the_compose_services_and_postgres_credentials():
+    postgres_env = environment(SERVICES["postgres"])
+    for name, service in our_services().items():
+        env = environment(service)
+        redis = urlsplit(env["ELLA_REDIS_URL"])
+        assert redis.scheme == "redis" and redis.hostname in SERVICES, name
+        # The password is a compose variable, so split the URL by hand rather than parse a port out of it.
+        match = re.fullmatch(r"postgresql\+psycopg://([^:]+):(.+)@([^:/@]+):5432/([^/?]+)", env["ELLA_DATABASE_URL"])
+        assert match, f"{name}: unexpected database URL"
+        user, password, host, database = match.groups()
+        assert host in SERVICES, name
+        assert (user, password, database) == (
+            postgres_env["POSTGRES_USER"],
+            postgres_env["POSTGRES_PASSWORD"],
+            postgres_env["POSTGRES_DB"],
+        ), name
+
+
+def test_redis_and_postgres_define_healthchecks_that_check_readiness():
+    redis_test = health_test(SERVICES["redis"])
+    assert redis_test and redis_test[0] in {"CMD", "CMD-SHELL"}
+    assert "redis-cli" in " ".join(redis_test) and "ping" in " ".join(redis_test)
+
+    pg_test = health_test(SERVICES["postgres"])
+    assert pg_test and pg_test[0] in {"CMD", "CMD-SHELL"}
+    pg_args = shlex.split(" ".join(pg_test[1:]))
+    env = environment(SERVICES["postgres"])
+    assert pg_args[0] == "pg_isready"
+    assert option_values(pg_args, "-U", "--username") == [env["POSTGRES_USER"]]
+    assert option_values(pg_args, "-d", "--dbname") == [env["POSTGRES_DB"]]
+    # Over TCP: the entrypoint's temporary init server listens on the unix socket only.
+    assert option_values(pg_args, "-h", "--host"), "pg_isready on the unix socket passes during initdb"
+
+
+def test_redis_persists_every_second_and_never_evicts():
+    args = argv(SERVICES["redis"])
+    assert args and args[0] == "redis-server"
+    assert option_values(args, "--appendonly") == ["yes"]
+    assert option_values(args, "--appendfsync") == ["everysec"]
+    assert option_values(args, "--maxmemory-policy") == ["noeviction"]
+
+
+@pytest.mark.parametrize(("service", "target"), [("redis", "/data"), ("postgres", "/var/lib/postgresql/data")])
+def test_data_lives_on_declared_named_volumes(service, target):
+    source = named_volume_at(SERVICES[service], target)
+    assert source, f"{service}: nothing mounted at {target}"
+    assert source in (COMPOSE.get("volumes") or {}), f"{service}: {source!r} is not a declared named volume"
+
+
+def test_flower_requires_basic_auth_from_the_environment_not_the_command_line():
+    import flower.options  # noqa: F401  (defines Flower's options on tornado's global parser)
+    from tornado.options import options
+
+    flowers = celery_services("flower")
+    assert len(flowers) == 1
+    ((name, args),) = flowers.items()
+    auth = environment(SERVICES[name]).get("FLOWER_BASIC_AUTH", "")
+    assert re.fullmatch(r"\$\{FLOWER_BASIC_AUTH:\?[^}]+\}", auth), f"not required by compose: {auth!r}"
+    assert "basic_auth" in options, "Flower would not read FLOWER_BASIC_AUTH"
+    assert not any(arg.startswith(("--basic-auth", "--basic_auth")) for arg in args)
+    port = option_values(args, "--port")
+    published = [str(p).rsplit(":", 1)[-1] for p in SERVICES[name].get("ports") or []]
+    assert port and port[-1] in published, f"Flower listens on {port}, published {published}"
+
+
+def test_workers_and_beat_start_only_after_migrations_succeed():
+    migrate = SERVICES["migrate"]
+    assert argv(migrate)[:3] == ["ella", "db", "upgrade"]
+    assert migrate.get("restart") == "no"
+    assert depends_on(migrate).get("postgres") == "service_healthy"
+    for name in [*celery_services("worker"), *celery_services("beat")]:
+        assert depends_on(SERVICES[name]).get("migrate") == "service_completed_successfully", name
+
+
+@pytest.mark.parametrize("name", sorted(celery_services("worker")))
+def test_workers_get_time_for_a_warm_shutdown_and_come_back(name):
+    service = SERVICES[name]
+    assert seconds(service.get("stop_grace_period", "10s")) >= 60
+    assert service.get("stop_signal", "SIGTERM") == "SIGTERM", "Celery's warm shutdown is SIGTERM"
+    assert service.get("restart") == "unless-stopped"
+
+
+# --- Dockerfile and .dockerignore --------------------------------------------------------------------------
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) with line continuations joined and comments dropped."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keyword, _, rest = line.partition(" ")
+            out.append((keyword.upper(), rest.strip()))
+    return out
+
+
+def test_dockerfile_builds_on_python_311_and_runs_unprivileged():
+    instructions = dockerfile_instructions()
+    stages: list[list[tuple[str, str]]] = []
+    stage_names: set[str] = set()
+    for keyword, rest in instructions:
+        if keyword == "FROM":
+            words = [w for w in rest.split() if not w.startswith("--")]
+            image = words[0]
+            if image not in stage_names:
+                assert image.startswith("python:3.11"), f"base image {image}"
+            if len(words) == 3 and words[1].upper() == "AS":
+                stage_names.add(words[2])
+            stages.append([])
+        elif stages:
+            stages[-1].append((keyword, rest))
+    assert stages, "no FROM"
+    users = [rest for keyword, rest in stages[-1] if keyword == "USER"]
+    assert users, "the final image runs as root"
+    assert users[-1].split(":")[0] not in {"root", "0"}
+
+
+def test_dockerfile_copies_everything_the_package_ships():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    setuptools_cfg = project["tool"]["setuptools"]
+    needed = {f"{module}.py" for module in setuptools_cfg.get("py-modules", [])}
+    # packages.find in pyproject.toml finds namespace packages too (workers/ has no __init__.py).
+    for pattern in setuptools_cfg["packages"]["find"]["include"]:
+        needed |= {p.name for p in ROOT.glob(pattern) if p.is_dir() and any(p.glob("*.py"))}
+    assert {"workers", "migrations", "beat_schedule.py"} <= needed
+
+    copied: set[str] = set()
+    for keyword, rest in dockerfile_instructions():
+        if keyword == "COPY":
+            words = [w for w in rest.split() if not w.startswith("--")]
+            if any(w.startswith("--from") for w in rest.split()):
+                continue
+            copied |= {w.rstrip("/").removeprefix("./") for w in words[:-1]}
+    if "." not in copied:
+        assert needed <= copied, f"not copied into the build: {sorted(needed - copied)}"
+
+
+def test_dockerignore_keeps_secrets_and_local_state_out_of_the_build():
+    patterns = {line.strip().rstrip("/") for line in DOCKERIGNORE.read_text().splitlines()}
+    assert {".env", ".venv", "var", ".git"} <= patterns
