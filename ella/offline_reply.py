@@ -173,5 +173,5 @@ def plain_reply(text: str) -> str:
     else:
         mood = "plain"
     options = _VARIANTS[mood]
-    choice = options[zlib.crc32(text.encode("utf-8")) % len(options)]
+    choice = options[zlib.crc32(text.encode("utf-8", "surrogatepass")) % len(options)]
     return choice.format(topic=_topic(words))

@@ -52,14 +52,13 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-def insert_or_nothing(session: Any, model: type[Base], values: dict[str, Any], conflict_on: list[str]) -> bool:
-    """INSERT ... ON CONFLICT DO NOTHING on SQLite and PostgreSQL alike; True if a row was inserted."""
+def dialect_insert(session: Any) -> Any:
+    """The INSERT construct of the session's dialect, which knows ON CONFLICT (SQLite and PostgreSQL)."""
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     elif dialect == "sqlite":
         from sqlalchemy.dialects.sqlite import insert
     else:  # pragma: no cover - only the two supported back ends reach here
-        raise NotImplementedError(f"insert_or_nothing: unsupported dialect {dialect}")
-    stmt = insert(model).values(**values).on_conflict_do_nothing(index_elements=conflict_on)
-    return bool(session.execute(stmt).rowcount)
+        raise NotImplementedError(f"unsupported dialect {dialect}")
+    return insert

@@ -16,7 +16,7 @@ from models.base import utcnow
 from models.conversation import current_conversation, record_turn
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
-from models.user import lock_user
+from models.user import touch_user
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,9 @@ def store_exchange(
     task_id: str | None,
 ) -> OutboxRecord:
     """Insert the turn and its reply; raises IntegrityError if ``message_id`` was stored meanwhile."""
-    user = lock_user(session, user_id, user_defaults)
+    touch_user(session, user_id, sent_at, user_defaults)
     conv = current_conversation(session, user_id, sent_at, external_conversation_id, timeout)
     record_turn(conv, sent_at, timeout)
-    user.last_seen_at = max(filter(None, (user.last_seen_at, sent_at)))
     session.add(
         InboundMessage(
             message_id=message_id,

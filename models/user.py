@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, CheckConstraint, Integer, SmallInteger, String, select
+from sqlalchemy import Boolean, CheckConstraint, Integer, SmallInteger, String, case, or_
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from models.base import Base, UTCDateTime, insert_or_nothing, utcnow
+from models.base import Base, UTCDateTime, dialect_insert, utcnow
 
 
 class User(Base):
@@ -37,14 +37,18 @@ class User(Base):
     importance_trigger_max: Mapped[int] = mapped_column(Integer, default=150)
 
 
-def lock_user(session: Session, user_id: str, defaults: dict[str, Any]) -> User:
-    """The user's row, created with ``defaults`` on first sight, locked until the transaction ends.
+def touch_user(session: Session, user_id: str, seen_at: datetime, defaults: dict[str, Any]) -> User:
+    """The user's row, created with ``defaults`` on first sight, ``last_seen_at`` advanced, locked.
 
-    The lock (``FOR UPDATE`` on PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises writers) makes one
-    user's turns queue up, so two concurrent messages cannot both open a conversation.
+    One statement (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) on the ingest hot path. Its update takes
+    the row lock until the transaction ends (SQLite's BEGIN IMMEDIATE already serialises writers), so one
+    user's turns queue up and two concurrent messages cannot both open a conversation.
     """
-    insert_or_nothing(session, User, {"id": user_id, "created_at": utcnow(), **defaults}, ["id"])
-    user = session.scalars(
-        select(User).where(User.id == user_id).with_for_update().execution_options(populate_existing=True)
-    ).one()
-    return user
+    insert = dialect_insert(session)
+    stmt = insert(User).values(id=user_id, created_at=utcnow(), last_seen_at=seen_at, **defaults)
+    newer = case(
+        (or_(User.last_seen_at.is_(None), User.last_seen_at < stmt.excluded.last_seen_at), stmt.excluded.last_seen_at),
+        else_=User.last_seen_at,
+    )
+    stmt = stmt.on_conflict_do_update(index_elements=["id"], set_={"last_seen_at": newer}).returning(User)
+    return session.scalars(stmt, execution_options={"populate_existing": True}).one()

@@ -16,6 +16,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from ella.contract import IngestPayload, MalformedPayload, OutboxEntry, parse_ingest
@@ -25,7 +26,7 @@ from models.outbox import OutboxRecord
 from models.turns import Reply, find_message, reply_to, store_exchange
 from workers import inbox
 from workers.app import app
-from workers.db import session_scope
+from workers.db import autocommit_scope, session_scope
 from workers.logs import user_scope
 from workers.outbox_stream import publish_once
 from workers.redis_conn import get_redis
@@ -64,17 +65,25 @@ def outbox_entry(record: OutboxRecord) -> OutboxEntry:
     )
 
 
-def publish_reply(message_id: str) -> str | None:
-    """Publish the recorded reply to ``message_id`` unless that was done; return its stream id."""
-    with session_scope() as session:
+def publish(record: OutboxRecord) -> str:
+    """Publish a committed outbox record once (see workers.outbox_stream) and note it on the row."""
+    stream_id = publish_once(get_redis(), outbox_entry(record))
+    with autocommit_scope() as session:
+        session.execute(
+            update(OutboxRecord)
+            .where(OutboxRecord.id == record.id, OutboxRecord.published_at.is_(None))
+            .values(published_at=utcnow(), stream_id=stream_id)
+        )
+    return stream_id
+
+
+def publish_stored_reply(message_id: str) -> str | None:
+    """The repeat-delivery path: publish the reply recorded for ``message_id`` unless that was done."""
+    with autocommit_scope() as session:
         record = reply_to(session, message_id)
-        if record is None:
-            return None
-        if record.published_at is not None:
-            return record.stream_id
-        stream_id = publish_once(get_redis(), outbox_entry(record))
-        record.published_at, record.stream_id = utcnow(), stream_id
-        return stream_id
+    if record is None:
+        return None
+    return record.stream_id if record.published_at is not None else publish(record)
 
 
 def compose_reply(payload: IngestPayload) -> Reply:
@@ -84,37 +93,38 @@ def compose_reply(payload: IngestPayload) -> Reply:
 
 def ingest(payload: IngestPayload, task_id: str | None) -> str | None:
     settings = get_settings()
-    with session_scope() as session:
+    with autocommit_scope() as session:
         existing = find_message(session, payload.message_id)
-        if existing is not None and existing.user_id != payload.user_id:
+    if existing is not None:
+        if existing.user_id != payload.user_id:
             raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user")
-    if existing is None:
-        reply = compose_reply(payload)
-        try:
-            with session_scope() as session:
-                store_exchange(
-                    session,
-                    message_id=payload.message_id,
-                    user_id=payload.user_id,
-                    text=payload.text,
-                    sent_at=payload.sent_at,
-                    external_conversation_id=payload.conversation_id,
-                    reply=reply,
-                    timeout=timedelta(seconds=settings.conversation_inactivity_timeout_s),
-                    user_defaults=user_defaults(settings),
-                    task_id=task_id,
-                )
-        except IntegrityError:
-            with session_scope() as session:
-                winner = find_message(session, payload.message_id)
-            if winner is None:
-                raise  # not a duplicate: a real integrity problem, let it fail loudly
-            if winner.user_id != payload.user_id:
-                raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user") from None
-            log.info("message %s was stored by a concurrent delivery", payload.message_id)
-    else:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
-    return publish_reply(payload.message_id)
+        return publish_stored_reply(payload.message_id)
+    reply = compose_reply(payload)
+    try:
+        with session_scope() as session:
+            record = store_exchange(
+                session,
+                message_id=payload.message_id,
+                user_id=payload.user_id,
+                text=payload.text,
+                sent_at=payload.sent_at,
+                external_conversation_id=payload.conversation_id,
+                reply=reply,
+                timeout=timedelta(seconds=settings.conversation_inactivity_timeout_s),
+                user_defaults=user_defaults(settings),
+                task_id=task_id,
+            )
+    except IntegrityError:
+        with autocommit_scope() as session:
+            winner = find_message(session, payload.message_id)
+        if winner is None:
+            raise  # not a duplicate: a real integrity problem, let it fail loudly
+        if winner.user_id != payload.user_id:
+            raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user") from None
+        log.info("message %s was stored by a concurrent delivery", payload.message_id)
+        return publish_stored_reply(payload.message_id)
+    return publish(record)
 
 
 @app.task(name="ella.ingest_message", base=ReliableTask, bind=True)

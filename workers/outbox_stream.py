@@ -20,8 +20,9 @@ return id
 """
 
 
-def published_marker(outbox_id: str) -> str:
-    return f"{get_settings().redis_key_prefix}:outbox:published:{outbox_id}"
+def published_marker(outbox_id: str, settings: Settings | None = None) -> str:
+    settings = settings or get_settings()
+    return f"{settings.redis_key_prefix}:published:{settings.outbox_stream}:{outbox_id}"
 
 
 def publish_once(client: redis.Redis, entry: OutboxEntry, settings: Settings | None = None) -> str:
@@ -30,7 +31,7 @@ def publish_once(client: redis.Redis, entry: OutboxEntry, settings: Settings | N
     flat = [item for pair in entry.to_fields().items() for item in pair]
     script = client.register_script(_PUBLISH_ONCE)
     stream_id = script(
-        keys=[settings.outbox_stream, published_marker(entry.outbox_id)],
+        keys=[settings.outbox_stream, published_marker(entry.outbox_id, settings)],
         args=[settings.outbox_dedupe_ttl_s, settings.outbox_maxlen, *flat],
     )
     return stream_id.decode() if isinstance(stream_id, bytes) else str(stream_id)

@@ -169,8 +169,16 @@ class Settings(BaseSettings):
 
 
 def mask_url(url: str) -> str:
-    """Hide the password of ``scheme://user:password@host`` so a URL can be printed or logged."""
-    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1****@", url)
+    """Hide the password of ``scheme://user:password@host`` so a URL can be printed or logged.
+
+    The host starts after the *last* ``@`` (redis-py and SQLAlchemy read a password with ``@`` that way).
+    """
+    scheme, sep, rest = url.partition("://")
+    at = rest.rfind("@")
+    if not sep or at == -1:
+        return url
+    user, colon, _password = rest[:at].partition(":")
+    return f"{scheme}://{user}:****@{rest[at + 1 :]}" if colon else url
 
 
 @lru_cache(maxsize=1)

