@@ -53,13 +53,13 @@ def worker(ctx: typer.Context) -> None:
     args = list(ctx.args)
     if not any(a == "-Q" or a.startswith(("-Q", "--queues")) for a in args):
         args = ["-Q", ",".join(get_settings().queues), *args]
-    _celery(["celery", "worker", *args])
+    _celery(["worker", *args])
 
 
 @cli.command(context_settings=PASSTHROUGH)
 def beat(ctx: typer.Context) -> None:
     """``celery beat`` with the redbeat scheduler (one live instance, by its Redis lock)."""
-    _celery(["celery", "beat", "-S", "redbeat.RedBeatScheduler", *ctx.args])
+    _celery(["beat", "-S", "redbeat.RedBeatScheduler", *ctx.args])
 
 
 @cli.command(context_settings=PASSTHROUGH)
@@ -71,7 +71,7 @@ def flower(ctx: typer.Context) -> None:
         typer.echo("refusing to start Flower without auth: set ELLA_FLOWER_BASIC_AUTH=user:password", err=True)
         raise typer.Exit(2)
     os.environ["FLOWER_BASIC_AUTH"] = auth  # by environment, so the password is not in the process list
-    _celery(["celery", "flower", *ctx.args])
+    _celery(["flower", *ctx.args])
 
 
 @db_cli.command("upgrade")
@@ -112,3 +112,7 @@ def main() -> None:
         cli()
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
