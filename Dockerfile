@@ -23,7 +23,7 @@ RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))
 
 # Everything the wheel packages (pyproject.toml: packages.find include, py-modules, package data such as
 # migrations/script.py.mako). tests/test_compose.py checks this list against pyproject.toml.
-COPY beat_schedule.py ./
+COPY README.md beat_schedule.py ./
 COPY workers ./workers
 COPY tasks ./tasks
 COPY models ./models

@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from ella.contract import IngestPayload, MalformedPayload, OutboxEntry, parse_ingest
 from ella.offline_reply import plain_reply
 from models.base import utcnow
+from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.turns import Reply, find_message, reply_to, store_exchange
 from workers import inbox
@@ -91,13 +92,18 @@ def compose_reply(payload: IngestPayload) -> Reply:
     return Reply(text=plain_reply(payload.text), route="generated", category="chat")
 
 
+def stored_message(payload: IngestPayload) -> InboundMessage | None:
+    """The stored message with this payload's ``message_id``; refuses one that another user sent."""
+    with autocommit_scope() as session:
+        found = find_message(session, payload.message_id)
+    if found is not None and found.user_id != payload.user_id:
+        raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user")
+    return found
+
+
 def ingest(payload: IngestPayload, task_id: str | None) -> str | None:
     settings = get_settings()
-    with autocommit_scope() as session:
-        existing = find_message(session, payload.message_id)
-    if existing is not None:
-        if existing.user_id != payload.user_id:
-            raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user")
+    if stored_message(payload) is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
         return publish_stored_reply(payload.message_id)
     reply = compose_reply(payload)
@@ -116,12 +122,8 @@ def ingest(payload: IngestPayload, task_id: str | None) -> str | None:
                 task_id=task_id,
             )
     except IntegrityError:
-        with autocommit_scope() as session:
-            winner = find_message(session, payload.message_id)
-        if winner is None:
+        if stored_message(payload) is None:
             raise  # not a duplicate: a real integrity problem, let it fail loudly
-        if winner.user_id != payload.user_id:
-            raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user") from None
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
         return publish_stored_reply(payload.message_id)
     return publish(record)

@@ -362,7 +362,7 @@ def test_dockerfile_copies_everything_the_package_ships():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     setuptools_cfg = project["tool"]["setuptools"]
     needed = {f"{module}.py" for module in setuptools_cfg.get("py-modules", [])}
-    # packages.find in pyproject.toml finds namespace packages too (workers/ has no __init__.py).
+    needed.add(project["project"]["readme"])  # setuptools reads it while building
     for pattern in setuptools_cfg["packages"]["find"]["include"]:
         needed |= {p.name for p in ROOT.glob(pattern) if p.is_dir() and any(p.glob("*.py"))}
     assert {"workers", "migrations", "beat_schedule.py"} <= needed
