@@ -25,41 +25,13 @@ from pathlib import Path
 
 RUN = uuid.uuid4().hex[:8]
 VAR = Path(tempfile.mkdtemp(prefix=f"ella-bench-{RUN}-"))
-os.environ.update(
-    {
-        "ELLA_VAR_DIR": str(VAR),
-        "ELLA_QUEUE_INBOUND": f"b{RUN}-inbound",
-        "ELLA_QUEUE_COGNITION": f"b{RUN}-cognition",
-        "ELLA_QUEUE_BATCH": f"b{RUN}-batch",
-        "ELLA_OUTBOX_STREAM": f"b{RUN}:outbox",
-        "ELLA_REDIS_KEY_PREFIX": f"b{RUN}",
-        "ELLA_LOG_LEVEL": "WARNING",
-    }
-)
-if not os.environ.get("ELLA_REDIS_URL") and os.environ.get("ELLA_TEST_REDIS_URL"):
-    os.environ["ELLA_REDIS_URL"] = os.environ["ELLA_TEST_REDIS_URL"]
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from tests.support.scratch import create_database, isolate_environment  # noqa: E402
+
+isolate_environment(f"b{RUN}", VAR)
 
 from workers.settings import get_settings  # noqa: E402
-
-
-def fresh_database(kind: str) -> tuple[str, object]:
-    if kind == "sqlite":
-        return f"sqlite:///{VAR / f'bench-{uuid.uuid4().hex[:6]}.db'}", lambda: None
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    admin = make_url(os.environ.get("ELLA_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"))
-    name = f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}"
-    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    return admin.set(database=name).render_as_string(hide_password=False), drop
 
 
 class Replies:
@@ -92,7 +64,7 @@ class Replies:
 
 
 def run(kind: str, burst: int, paced: int, rate: float) -> dict[str, float]:
-    os.environ["ELLA_DATABASE_URL"], drop = fresh_database(kind)
+    os.environ["ELLA_DATABASE_URL"], drop = create_database(kind, f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR)
     get_settings.cache_clear()
     from workers import db
     from workers.app import app

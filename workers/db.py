@@ -92,6 +92,16 @@ def _sessions(settings: Settings | None, autocommit: bool) -> sessionmaker[Sessi
     return factory
 
 
+def forget_engine(url: str) -> None:
+    """Close and drop the engine of a database that is going away (tests and benchmarks drop theirs)."""
+    with _lock:
+        engine = _engines.pop(url, None)
+        for key in [k for k in _sessionmakers if k[0] == url]:
+            del _sessionmakers[key]
+    if engine is not None:
+        engine.dispose()
+
+
 def dispose_after_fork() -> None:
     """In a forked child: drop the parent's pooled connections without closing them under the parent."""
     with _lock:

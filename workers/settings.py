@@ -76,7 +76,6 @@ class Settings(BaseSettings):
     inbox_sweep_interval_s: float = Field(60.0, gt=0, description="How often beat looks for such messages.")
     inbox_max_resends: int = Field(3, ge=0, description="Re-sends of one message before it is dead-lettered.")
 
-    log_level: str = "INFO"
     log_json: bool | None = Field(None, description="JSON logs; unset means JSON in workers, text elsewhere.")
 
     anthropic_api_key: SecretStr | None = None

