@@ -1,0 +1,1 @@
+"""The model port: every cognitive step calls a model through here, by prompt kind, with typed results."""

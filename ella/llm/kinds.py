@@ -1,0 +1,344 @@
+"""Every prompt kind: its output schema, how its raw text is cleaned, and its fail-safe.
+
+Why strict: the reference Generative Agents code stored "TOKEN LIMIT EXCEEDED", "this is blank" and the
+triple (name, name, "is") as memories. Here every output is parsed as JSON, validated against its kind's
+schema (with the request's context: evidence indices must point at statements that were shown), and
+cleaned; what fails becomes a repair request, and in the end a fail-safe marked as such, never a memory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+# Text a model (or a broken pipeline) produces instead of an answer; never worth keeping.
+FAILURE_MARKERS = (
+    "token limit exceeded",
+    "this is blank",
+    "as an ai language model",
+    "i cannot help with that",
+    "error:",
+    "lorem ipsum",
+)
+
+
+class OutputError(ValueError):
+    """The raw output could not be turned into the kind's schema; the message is fed back for repair."""
+
+
+def clean(text: str) -> str:
+    """NFC, no control characters, no surrounding whitespace."""
+    return _CONTROL.sub("", unicodedata.normalize("NFC", text)).strip()
+
+
+def _looks_failed(text: str) -> bool:
+    low = text.lower()
+    return any(low.startswith(marker) or low == marker for marker in FAILURE_MARKERS)
+
+
+def CleanStr(max_length: int, min_length: int = 1) -> Any:  # a function that reads as a type
+    return Annotated[str, Field(min_length=min_length, max_length=max_length)]
+
+
+class KindOutput(BaseModel):
+    """Base of every schema: strings cleaned, failure text refused, unknown keys refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    kind: ClassVar[str]
+    tier: ClassVar[str]
+    max_tokens: ClassVar[int] = 400
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _clean_strings(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = clean(value)
+            if _looks_failed(value):
+                raise ValueError(f"not an answer: {value[:60]!r}")
+        return value
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> KindOutput:
+        raise NotImplementedError
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> KindOutput:
+        """A valid instance, shown in the prompt and used by test doubles."""
+        raise NotImplementedError
+
+
+class Poignancy(KindOutput):
+    kind: ClassVar[str] = "poignancy"
+    tier: ClassVar[str] = "poignancy"
+    max_tokens: ClassVar[int] = 50
+    score: int = Field(ge=1, le=10)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> Poignancy:
+        return cls(score=1)
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> Poignancy:
+        return cls(score=6)
+
+
+class EventTriple(KindOutput):
+    kind: ClassVar[str] = "event_triple"
+    tier: ClassVar[str] = "memory_extract"
+    max_tokens: ClassVar[int] = 80
+    subject: CleanStr(80)
+    predicate: CleanStr(80)
+    object: CleanStr(160)
+
+    @model_validator(mode="after")
+    def _not_degenerate(self) -> EventTriple:
+        if self.subject.lower() == self.object.lower() and self.predicate.lower() in {"is", "be", "are"}:
+            raise ValueError("degenerate triple (X, is, X)")
+        return self
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> EventTriple:
+        return cls(subject=str(context.get("subject") or "user"), predicate="said", object="something")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> EventTriple:
+        return cls(subject="Sam", predicate="has", object="a job interview on Thursday")
+
+
+class FocalPoints(KindOutput):
+    kind: ClassVar[str] = "focal_points"
+    tier: ClassVar[str] = "reflection"
+    max_tokens: ClassVar[int] = 200
+    questions: list[CleanStr(200)] = Field(min_length=1, max_length=5)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> FocalPoints:
+        return cls(questions=["What matters most to the user right now?"])
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> FocalPoints:
+        return cls(questions=["How does Sam feel about the interview?", "Who supports Sam?"])
+
+
+class Insight(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    text: CleanStr(300)
+    evidence: list[int] = Field(min_length=1, max_length=10)
+
+    @field_validator("evidence")
+    @classmethod
+    def _in_range(cls, value: list[int], info: ValidationInfo) -> list[int]:
+        count = (info.context or {}).get("statement_count")
+        for index in value:
+            if index < 1 or (count is not None and index > count):
+                raise ValueError(f"evidence {index} is not a statement number (1..{count})")
+        return sorted(set(value))
+
+
+class Insights(KindOutput):
+    """Evidence are the 1-based numbers of the statements shown in the prompt (the reference was off by one)."""
+
+    kind: ClassVar[str] = "insights"
+    tier: ClassVar[str] = "reflection"
+    max_tokens: ClassVar[int] = 600
+    insights: list[Insight] = Field(min_length=1, max_length=5)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> Insights:
+        return cls.model_validate({"insights": [{"text": "(no insight)", "evidence": [1]}]})
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> Insights:
+        return cls.model_validate({"insights": [{"text": "Sam is anxious but prepared", "evidence": [1]}]})
+
+
+class Memo(KindOutput):
+    kind: ClassVar[str] = "memo"
+    tier: ClassVar[str] = "reflection"
+    max_tokens: ClassVar[int] = 300
+    memo: CleanStr(800)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> Memo:
+        return cls(memo="(no memo)")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> Memo:
+        return cls(memo="Sam was nervous about Thursday's interview; I should ask how the practice went.")
+
+
+class PlanningThought(KindOutput):
+    kind: ClassVar[str] = "planning_thought"
+    tier: ClassVar[str] = "reflection"
+    max_tokens: ClassVar[int] = 200
+    plan: CleanStr(500)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> PlanningThought:
+        return cls(plan="(no plan)")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> PlanningThought:
+        return cls(plan="Ask Sam on Thursday evening how the interview went.")
+
+
+class Reply(KindOutput):
+    kind: ClassVar[str] = "reply"
+    tier: ClassVar[str] = "live_reply"
+    max_tokens: ClassVar[int] = 500
+    reply: CleanStr(2000)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> Reply:
+        return cls(reply="I'm sorry, my thoughts got tangled for a moment. Could you say that again?")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> Reply:
+        return cls(reply="That sounds like a big week. How are you feeling about it?")
+
+
+class ExtractedFact(BaseModel):
+    """A fact from the conversation. ``canon`` is not a choice: a user's words never become canon."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    subject: CleanStr(120)
+    predicate: CleanStr(80)
+    object: CleanStr(200)
+    tier: Literal["observed", "rumored", "user_claim", "inferred"]
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class FactExtraction(KindOutput):
+    kind: ClassVar[str] = "fact_extraction"
+    tier: ClassVar[str] = "memory_extract"
+    max_tokens: ClassVar[int] = 500
+    facts: list[ExtractedFact] = Field(max_length=10)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> FactExtraction:
+        return cls(facts=[])
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> FactExtraction:
+        return cls.model_validate(
+            {
+                "facts": [
+                    {
+                        "subject": "user.sister",
+                        "predicate": "helps_with",
+                        "object": "interview practice",
+                        "tier": "user_claim",
+                        "confidence": 0.8,
+                    }
+                ]
+            }
+        )
+
+
+class ContestedVerdict(KindOutput):
+    """``winner`` is the 1-based number of the fact that should stand, or 0 when it cannot be decided."""
+
+    kind: ClassVar[str] = "contested_verdict"
+    tier: ClassVar[str] = "contested_resolve"
+    max_tokens: ClassVar[int] = 200
+    winner: int = Field(ge=0)
+    reason: CleanStr(400)
+
+    @field_validator("winner")
+    @classmethod
+    def _in_range(cls, value: int, info: ValidationInfo) -> int:
+        count = (info.context or {}).get("candidate_count")
+        if count is not None and value > count:
+            raise ValueError(f"winner {value} is not a candidate number (0..{count})")
+        return value
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> ContestedVerdict:
+        return cls(winner=0, reason="undecided")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> ContestedVerdict:
+        return cls(winner=1, reason="It is the more recent first-hand observation.")
+
+
+class ChapterDistillation(KindOutput):
+    kind: ClassVar[str] = "chapter_distillation"
+    tier: ClassVar[str] = "narrative_distill"
+    max_tokens: ClassVar[int] = 800
+    title: CleanStr(80)
+    summary: CleanStr(2000)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> ChapterDistillation:
+        return cls(title="(untitled)", summary="(no summary)")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> ChapterDistillation:
+        return cls(title="The interview week", summary="Sam prepared for and passed a museum job interview.")
+
+
+class NotificationBody(KindOutput):
+    kind: ClassVar[str] = "notification_body"
+    tier: ClassVar[str] = "digest"
+    max_tokens: ClassVar[int] = 150
+    text: CleanStr(300)
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> NotificationBody:
+        return cls(text="Thinking of you. How are things?")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> NotificationBody:
+        return cls(text="How did the interview go? I've been wondering all day.")
+
+
+KINDS: dict[str, type[KindOutput]] = {
+    cls.kind: cls
+    for cls in (
+        Poignancy,
+        EventTriple,
+        FocalPoints,
+        Insights,
+        Memo,
+        PlanningThought,
+        Reply,
+        FactExtraction,
+        ContestedVerdict,
+        ChapterDistillation,
+        NotificationBody,
+    )
+}
+
+
+def extract_json(raw: str) -> Any:
+    """The JSON object in a model's text: bare, fenced, or with chatter around it."""
+    text = _FENCE.sub("", raw.strip())
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        if start == -1 or end <= start:
+            raise OutputError("no JSON object in the output") from None
+        try:
+            return json.loads(text[start : end + 1])
+        except json.JSONDecodeError as exc:
+            raise OutputError(f"invalid JSON: {exc.msg} at position {exc.pos}") from None
+
+
+def parse_output(kind: str, raw: str, context: dict[str, Any]) -> KindOutput:
+    """Raw model text -> the kind's validated output, or OutputError saying what to fix."""
+    schema = KINDS[kind]
+    data = extract_json(raw)
+    if not isinstance(data, dict):
+        raise OutputError("the output must be one JSON object")
+    try:
+        return schema.model_validate(data, context=context)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise OutputError(str(exc)) from None
