@@ -1,10 +1,22 @@
 """SQLAlchemy 2.0 models; importing this package registers every table on ``Base.metadata``."""
 
 from models.base import Base
+from models.batch import ModelBatch, ModelBatchItem
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
+from models.usage import ModelCall
 from models.user import User
 
-__all__ = ["Base", "Conversation", "DeadLetter", "InboundMessage", "OutboxRecord", "User"]
+__all__ = [
+    "Base",
+    "Conversation",
+    "DeadLetter",
+    "InboundMessage",
+    "ModelBatch",
+    "ModelBatchItem",
+    "ModelCall",
+    "OutboxRecord",
+    "User",
+]

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models.base import utcnow
-from models.conversation import current_conversation, record_turn
+from models.conversation import Conversation, current_conversation, record_turn
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.user import touch_user
@@ -75,3 +75,31 @@ def store_exchange(
     session.add(record)
     session.flush()
     return record
+
+
+def open_conversation_history(session: Session, user_id: str, limit: int = 40) -> list[tuple[str, str]]:
+    """The last ``limit`` turns of the user's open conversation, oldest first, as (role, text)."""
+    conv_id = session.scalar(
+        select(Conversation.id).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
+    )
+    if conv_id is None:
+        return []
+    said = session.execute(
+        select(InboundMessage.sent_at, InboundMessage.text)
+        .where(InboundMessage.conversation_id == conv_id)
+        .order_by(InboundMessage.sent_at.desc())
+        .limit(limit)
+    ).all()
+    answered = session.execute(
+        select(OutboxRecord.created_at, OutboxRecord.text, InboundMessage.sent_at)
+        .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
+        .where(OutboxRecord.conversation_id == conv_id, OutboxRecord.kind == "reply")
+        .order_by(OutboxRecord.created_at.desc())
+        .limit(limit)
+    ).all()
+    # A reply sorts right after the message it answers (sent_at is the gateway's clock; created_at ours).
+    turns = [(at, 0, "user", text) for at, text in said] + [
+        (asked, 1, "assistant", text) for _, text, asked in answered
+    ]
+    turns.sort(key=lambda t: (t[0], t[1]))
+    return [(role, text) for _, _, role, text in turns[-limit:]]

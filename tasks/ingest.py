@@ -4,7 +4,7 @@ Order of work, and why:
 1. validate (a malformed payload is dead-lettered, never retried);
 2. if the message is already stored, only make sure its reply is published (a repeat delivery changes
    nothing);
-3. produce the reply outside any transaction (later: a model call that may take seconds);
+3. produce the reply through the model port, outside any transaction (a model call may take seconds);
 4. store turn + reply in one transaction under the user's lock (a concurrent duplicate loses on the
    unique ``message_id`` and falls back to step 2);
 5. publish the recorded reply to the outbox stream once, then mark the row published.
@@ -20,14 +20,17 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from ella.contract import IngestPayload, MalformedPayload, OutboxEntry, parse_ingest
-from ella.offline_reply import plain_reply
+from ella.llm.kinds import Reply as ReplyOutput
+from ella.llm.types import PermanentModelError, TransientModelError
 from models.base import utcnow
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
-from models.turns import Reply, find_message, reply_to, store_exchange
+from models.turns import Reply, find_message, open_conversation_history, reply_to, store_exchange
 from workers import inbox
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
+from workers.dead_letters import record_dead_letter
+from workers.llm import get_port
 from workers.logs import user_scope
 from workers.outbox_stream import publish_once
 from workers.redis_conn import get_redis
@@ -87,9 +90,27 @@ def publish_stored_reply(message_id: str) -> str | None:
     return record.stream_id if record.published_at is not None else publish(record)
 
 
-def compose_reply(payload: IngestPayload) -> Reply:
-    """For now the offline engine's plain reply; the model port and guardrail go here in later issues."""
-    return Reply(text=plain_reply(payload.text), route="generated", category="chat")
+def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bool) -> Reply:
+    """Ella's reply through the model port; the fallback text when the model fails for good.
+
+    A transient model error propagates (the task retries) unless this is the last attempt. A fail-safe or a
+    fallback goes out with route ``fallback``, so nothing downstream takes it for something Ella thought.
+    """
+    with autocommit_scope() as session:
+        history = open_conversation_history(session, payload.user_id)
+    variables = {"name": payload.user_id, "message": payload.text, "memories": [], "recent_thoughts": "(none yet)"}
+    try:
+        result = get_port().call("reply", variables, user_id=payload.user_id, history=history)
+    except PermanentModelError as exc:
+        reason = f"model refused the live reply (not retried; the fallback was sent): {exc}"
+    except TransientModelError as exc:
+        if not final_attempt:
+            raise
+        reason = f"model unavailable for the live reply after retries (the fallback was sent): {exc}"
+    else:
+        return Reply(text=result.value.reply, route="fallback" if result.failsafe else "generated")
+    record_dead_letter("ella.ingest_message", task_id, reason, [], payload.model_dump(mode="json"))
+    return Reply(text=ReplyOutput.failsafe({}).reply, route="fallback")
 
 
 def stored_message(payload: IngestPayload) -> InboundMessage | None:
@@ -101,12 +122,12 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
     return found
 
 
-def ingest(payload: IngestPayload, task_id: str | None) -> str | None:
+def ingest(payload: IngestPayload, task_id: str | None, final_attempt: bool = True) -> str | None:
     settings = get_settings()
     if stored_message(payload) is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
         return publish_stored_reply(payload.message_id)
-    reply = compose_reply(payload)
+    reply = compose_reply(payload, task_id, final_attempt)
     try:
         with session_scope() as session:
             record = store_exchange(
@@ -129,13 +150,20 @@ def ingest(payload: IngestPayload, task_id: str | None) -> str | None:
     return publish(record)
 
 
-@app.task(name="ella.ingest_message", base=ReliableTask, bind=True)
-def ingest_message(self: ReliableTask, *args: Any, **kwargs: Any) -> str | None:
+class IngestTask(ReliableTask):
+    def model_retries(self) -> int:
+        """A user is waiting: fewer retries than background work before the fallback reply."""
+        return get_settings().llm_live_max_retries
+
+
+@app.task(name="ella.ingest_message", base=IngestTask, bind=True)
+def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
     """Gateway contract: kwargs ``{message_id, user_id, text, sent_at, conversation_id?}``."""
     try:
         payload = parse_ingest(args, kwargs, get_settings().max_message_chars)
         with user_scope(payload.user_id):
-            stream_id = ingest(payload, self.request.id)
+            final = (self.request.retries or 0) >= self.model_retries()
+            stream_id = ingest(payload, self.request.id, final)
     except MalformedPayload:
         inbox.forget(get_redis(), kwargs.get("message_id"))  # dead-lettered: nothing to re-send
         raise

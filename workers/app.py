@@ -100,6 +100,12 @@ def _refuse_stale_schema(**_: Any) -> None:
         raise SystemExit(3) from exc
 
 
+@signals.worker_init.connect
+def _warn_deprecated_models(**_: Any) -> None:
+    for tier, warning in get_settings().deprecated_models().items():
+        logging.getLogger("workers.app").warning("model for %s: %s", tier, warning)
+
+
 @signals.worker_process_init.connect
 def _dispose_engine_after_fork(**_: Any) -> None:
     db.dispose_after_fork()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from datetime import UTC, datetime
 
 import typer
 from rich.console import Console
@@ -98,6 +99,8 @@ def db_current() -> None:
 @cli.command()
 def config(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Print the effective settings, secrets masked."""
+    for tier, warning in get_settings().deprecated_models().items():
+        typer.echo(f"warning: model for {tier}: {warning}", err=True)
     values = get_settings().masked()
     if as_json:
         typer.echo(json.dumps(values, indent=2, default=str))
@@ -105,6 +108,42 @@ def config(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     width = max(map(len, values))
     for key, value in values.items():
         typer.echo(f"{key:<{width}}  {value}")
+
+
+@cli.command()
+def cost(
+    user: str = typer.Option(None, "--user", help="Only this user id."),
+    since: datetime = typer.Option(None, "--since", formats=["%Y-%m-%d"], help="From this UTC day (YYYY-MM-DD)."),
+) -> None:
+    """Model spend per user per day, from the usage ledger and the price table (ELLA_PRICES)."""
+    from rich.table import Table
+
+    from models.usage import spend_per_user_day
+    from workers import db
+
+    settings = get_settings()
+    with db.autocommit_scope() as session:
+        rows = spend_per_user_day(
+            session,
+            settings.prices,
+            settings.batch_price_factor,
+            user_id=user,
+            since=since.replace(tzinfo=UTC) if since else None,
+        )
+    table = Table("day", "user", "calls", "input", "output", "cache write", "cache read", "USD")
+    for r in rows:
+        table.add_row(
+            r.day,
+            r.user_id or "-",
+            str(r.calls),
+            str(r.input_tokens),
+            str(r.output_tokens),
+            str(r.cache_write_tokens),
+            str(r.cache_read_tokens),
+            f"{r.usd:.4f}",
+        )
+    Console().print(table)
+    Console().print(f"total USD {sum(r.usd for r in rows):.4f}")
 
 
 def main() -> None:

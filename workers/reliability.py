@@ -4,6 +4,8 @@ Why: with ``acks_late`` and ``reject_on_worker_lost`` a task whose worker dies i
 what makes a ``kill -9`` lose nothing; but a task that kills its worker every time would then loop forever.
 Deliveries are counted by (task id, retry number) in Redis; past ``max_deliveries`` the task goes to the
 dead-letter table instead of running again. Malformed payloads go there at once and are never retried.
+Model errors: transient ones (429, 529, 5xx, timeouts) become Celery retries with backoff and jitter,
+honouring Retry-After; permanent ones (400, 401, 403) are dead-lettered with the reason, not retried.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from celery import Task
 from sqlalchemy.exc import OperationalError
 
 from ella.contract import MalformedPayload
+from ella.llm.types import PermanentModelError, TransientModelError
 from workers.dead_letters import record_dead_letter
+from workers.llm import retry_delay
 from workers.redis_conn import get_redis
 from workers.settings import get_settings
 
@@ -79,6 +83,19 @@ class ReliableTask(Task):
         except MalformedPayload as exc:
             record_dead_letter(self.name, req.id, f"malformed payload: {exc.reason}", args, kwargs)
             return None
+        except TransientModelError as exc:
+            cap = self.model_retries()
+            if (req.retries or 0) < cap:
+                raise self.retry(exc=exc, countdown=retry_delay(exc, req.retries or 0), max_retries=cap) from exc
+            record_dead_letter(self.name, req.id, f"model unavailable after {cap} retries: {exc}", args, kwargs)
+            return None
+        except PermanentModelError as exc:
+            record_dead_letter(self.name, req.id, f"model refused the request (not retried): {exc}", args, kwargs)
+            return None
+
+    def model_retries(self) -> int:
+        """Celery retries after a transient model error (429, 529, 5xx, timeout)."""
+        return get_settings().llm_task_max_retries
 
     def after_return(self, status: str, retval: Any, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         """The task finished (well or not) in this delivery: forget its delivery count."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _HHMM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -78,7 +78,41 @@ class Settings(BaseSettings):
 
     log_json: bool | None = Field(None, description="JSON logs; unset means JSON in workers, text elsewhere.")
 
-    anthropic_api_key: SecretStr | None = None
+    llm_provider: Literal["auto", "offline", "anthropic"] = Field(
+        "auto", description="auto: the Anthropic SDK when an API key is set, else the offline engine."
+    )
+    anthropic_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("ELLA_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
+    )
+    anthropic_base_url: str | None = Field(
+        None, validation_alias=AliasChoices("ELLA_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
+    )
+    # One model per job (the seed's MODEL_TIERS plus poignancy and reflection). No default may be a model the
+    # installed SDK lists as deprecated (claude-sonnet-4-5 reaches end of life on 2026-11-30).
+    model_live_reply: str = "claude-sonnet-4-6"
+    model_memory_extract: str = "claude-haiku-4-5"
+    model_world_tick: str = "claude-haiku-4-5"
+    model_digest: str = "claude-haiku-4-5"
+    model_narrative_distill: str = "claude-sonnet-4-6"
+    model_contested_resolve: str = "claude-haiku-4-5"
+    model_poignancy: str = "claude-haiku-4-5"
+    model_reflection: str = "claude-sonnet-4-6"
+    llm_max_repairs: int = Field(2, ge=0, description="Re-asks with the validation error before the fail-safe.")
+    llm_max_concurrency: int = Field(8, ge=1, description="Model calls in flight at once, across all workers.")
+    llm_sdk_max_retries: int = Field(1, ge=0, description="The SDK's own retries; Celery retries on top.")
+    llm_task_max_retries: int = Field(5, ge=0, description="Celery retries of a task after a transient error.")
+    llm_live_max_retries: int = Field(2, ge=0, description="The same for a live reply, where a user waits.")
+    llm_retry_base_s: float = Field(2.0, gt=0)
+    llm_retry_max_s: float = Field(120.0, gt=0)
+    # USD per million tokens: input, output, cache write (5 min), cache read; batches cost half.
+    prices: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {
+            "claude-sonnet-4-6": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30},
+            "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.10},
+            "offline": {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0},
+        }
+    )
+    batch_price_factor: float = Field(0.5, gt=0, le=1)
     flower_basic_auth: SecretStr | None = Field(None, description="user:password for Flower (required).")
 
     @field_validator("anthropic_api_key", "flower_basic_auth", mode="before")
@@ -123,6 +157,33 @@ class Settings(BaseSettings):
                 f"need task_time_limit_s ({self.task_time_limit_s}) > llm_timeout_s ({self.llm_timeout_s})"
             )
         return self
+
+    @property
+    def model_tiers(self) -> dict[str, str]:
+        """tier -> model id, from the ``model_*`` settings."""
+        return {
+            name.removeprefix("model_"): getattr(self, name)
+            for name in type(self).model_fields
+            if name.startswith("model_")
+        }
+
+    @property
+    def uses_anthropic(self) -> bool:
+        if self.llm_provider == "auto":
+            return self.anthropic_api_key is not None
+        return self.llm_provider == "anthropic"
+
+    def deprecated_models(self) -> dict[str, str]:
+        """tier -> warning, for every configured model the installed anthropic SDK lists as deprecated."""
+        try:
+            from anthropic._data import DEPRECATED_MODELS  # the SDK's own list; it warns from it too
+        except ImportError:
+            return {}
+        return {
+            tier: f"{model} is deprecated: end of life {DEPRECATED_MODELS[model]}"
+            for tier, model in self.model_tiers.items()
+            if model in DEPRECATED_MODELS
+        }
 
     @property
     def var_path(self) -> Path:

