@@ -37,6 +37,9 @@ os.environ.update(
         "ELLA_LOG_JSON": "true",
     }
 )
+# The offline engine unless a test points a worker at the loopback Anthropic server itself.
+for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ELLA_ANTHROPIC_API_KEY", "ELLA_ANTHROPIC_BASE_URL"):
+    os.environ.pop(_name, None)
 
 BACKENDS = [b.strip() for b in os.environ.get("ELLA_TEST_DATABASES", "sqlite,postgresql").split(",") if b.strip()]
 

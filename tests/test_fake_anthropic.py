@@ -154,9 +154,10 @@ def test_growing_conversation_reads_the_longest_cached_prefix(fake: FakeAnthropi
     assert first.cache_creation_input_tokens == estimate_tokens(LONG) + 100 and first.input_tokens == 0
     two = [turn("A" * 400, False), {"role": "assistant", "content": "ok"}, turn("B" * 40, True)]
     second = api.messages.create(model=MODEL, max_tokens=10, system=cached_system(LONG), messages=two).usage
-    # The old turn-breakpoint moved, so only the system prefix is read; the rest is written again.
-    assert second.cache_read_input_tokens == estimate_tokens(LONG)
-    assert second.cache_creation_input_tokens == 100 + 1 + 10
+    # The old turn is no longer a breakpoint, but the API looks back up to 20 blocks from each breakpoint for
+    # a cached prefix: the previous call's prefix is read, only the new turns are written.
+    assert second.cache_read_input_tokens == estimate_tokens(LONG) + 100
+    assert second.cache_creation_input_tokens == 1 + 10
     too_many = [turn(f"t{i}", True) for i in range(5)]
     with pytest.raises(anthropic.BadRequestError, match="cache_control"):
         api.messages.create(model=MODEL, max_tokens=10, messages=too_many)

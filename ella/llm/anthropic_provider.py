@@ -63,7 +63,6 @@ def request_params(request: CompletionRequest) -> dict[str, Any]:
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "temperature": request.temperature,
         "system": _blocks(request.system),
         "messages": [{"role": t.role, "content": _blocks(t.blocks)} for t in request.messages],
     }

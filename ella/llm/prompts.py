@@ -71,7 +71,6 @@ def build_request(
     user_id: str | None = None,
     world_brief: str = "",
     history: Sequence[tuple[str, str]] = (),
-    temperature: float = 0.7,
 ) -> CompletionRequest:
     schema = KINDS[kind]
     instructions, volatile = template(kind)
@@ -92,7 +91,6 @@ def build_request(
         system=(Block(stable, cache=True), Block(instructions.substitute(values), cache=True)),
         messages=tuple(messages),
         max_tokens=schema.max_tokens,
-        temperature=temperature,
         user_id=user_id,
         variables=dict(variables),
     )

@@ -34,7 +34,6 @@ class CompletionRequest:
     system: tuple[Block, ...]
     messages: tuple[Turn, ...]
     max_tokens: int
-    temperature: float = 0.7
     user_id: str | None = None
     # The template's variables, for the offline engine, which works on meaning rather than on prompt text.
     variables: dict[str, Any] = field(default_factory=dict)

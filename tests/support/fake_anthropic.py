@@ -53,6 +53,8 @@ ERROR_TYPES: dict[int, str] = {
     504: "timeout_error",
     529: "overloaded_error",
 }
+# How many blocks before a breakpoint the API looks for an earlier cached prefix.
+LOOKBACK_BLOCKS = 20
 # The API rejects a request with more than this many cache_control blocks.
 MAX_CACHE_BREAKPOINTS = 4
 TASK_KIND = re.compile(r'<task kind="([a-z_]+)">')
@@ -346,23 +348,29 @@ class FakeAnthropic:
         units = _prompt_units(body)
         digest = hashlib.sha256(_canonical(body.get("model")).encode())
         total = 0
-        breakpoints: list[tuple[int, str, float]] = []  # (tokens up to here, key, ttl)
-        for unit in units:
+        boundaries: list[tuple[int, str]] = []  # (tokens up to the end of block i, key of that prefix)
+        breakpoints: list[tuple[int, str, float, int]] = []  # (tokens up to here, key, ttl, block index)
+        for index, unit in enumerate(units):
             digest.update(unit.canonical.encode() + b"\n")
             total += unit.tokens
+            boundaries.append((total, digest.hexdigest()))
             if unit.cache_control is not None and total >= self.min_cacheable_tokens:
                 ttl = 3600.0 if unit.cache_control.get("ttl") == "1h" else self.cache_ttl
-                breakpoints.append((total, digest.hexdigest(), ttl))
+                breakpoints.append((total, digest.hexdigest(), ttl, index))
+        # Like the API, a breakpoint also finds a prefix cached earlier that ends up to LOOKBACK blocks before it
+        # (a growing conversation reads the previous call's breakpoint though it is no longer one).
+        lookable = {i for *_, bp in breakpoints for i in range(max(0, bp - LOOKBACK_BLOCKS), bp + 1)}
         read = written = 0
         with self._lock:
             now = self.clock()
             self._cache = {key: expiry for key, expiry in self._cache.items() if expiry > now}
-            for tokens, key, _ttl in breakpoints:
+            for index in sorted(lookable):
+                tokens, key = boundaries[index]
                 if key in self._cache:
-                    read = tokens
+                    read = max(read, tokens)
             if breakpoints:
                 written = breakpoints[-1][0] - read
-            for _tokens, key, ttl in breakpoints:
+            for _tokens, key, ttl, _index in breakpoints:
                 self._cache[key] = max(self._cache.get(key, now), now + ttl)
             usage = {
                 "input_tokens": total - read - written,
