@@ -1,0 +1,103 @@
+"""Model failures through a real worker: Celery retries honour Retry-After, refusals are dead-lettered,
+fail-safes go out as fallbacks, and the global limit holds across two worker processes."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import select
+
+from models import DeadLetter, ModelCall, OutboxRecord
+from tests.conftest import wait_for
+from tests.support.fake_anthropic import FakeAnthropic
+from workers.db import session_scope
+from workers.gateway import enqueue_message
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def fake():
+    with FakeAnthropic() as server:
+        yield server
+
+
+def claude_env(fake: FakeAnthropic, **extra: str) -> dict[str, str]:
+    return {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        "ELLA_LLM_SDK_MAX_RETRIES": "0",
+        **extra,
+    }
+
+
+def reply_to(message_id: str) -> OutboxRecord | None:
+    with session_scope() as s:
+        return s.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == message_id)).one_or_none()
+
+
+def calls() -> list[ModelCall]:
+    with session_scope() as s:
+        return list(s.scalars(select(ModelCall).order_by(ModelCall.id)))
+
+
+def send(text: str = "I have a job interview on Thursday") -> str:
+    mid = f"mw-{uuid.uuid4().hex[:8]}"
+    enqueue_message(message_id=mid, user_id="sam", text=text, sent_at=datetime.now(UTC))
+    return mid
+
+
+def test_a_429_becomes_a_celery_retry_after_the_retry_after_delay(start_worker, fake):
+    start_worker(env=claude_env(fake))
+    fake.enqueue(status=429, headers={"retry-after": "2"})
+    mid = send()
+    record = wait_for(lambda: reply_to(mid), 60, what="the reply after the retry")
+    assert record.route == "generated"
+    ledger = calls()
+    assert [c.outcome for c in ledger] == ["transient_error", "ok"]
+    assert (ledger[1].created_at - ledger[0].created_at).total_seconds() >= 2.0
+    assert len(fake.message_requests) == 2
+
+
+def test_a_529_is_retried_by_celery_and_then_answered(start_worker, fake):
+    start_worker(env=claude_env(fake, ELLA_LLM_RETRY_BASE_S="0.2"))
+    fake.enqueue(status=529)
+    fake.enqueue(status=529)
+    mid = send()
+    assert wait_for(lambda: reply_to(mid), 60).route == "generated"
+    assert [c.outcome for c in calls()] == ["transient_error", "transient_error", "ok"]
+
+
+def test_a_400_is_not_retried_it_is_dead_lettered_and_the_user_gets_the_fallback(start_worker, fake):
+    start_worker(env=claude_env(fake))
+    fake.enqueue(status=400)
+    mid = send()
+    record = wait_for(lambda: reply_to(mid), 60, what="the fallback reply")
+    assert record.route == "fallback"
+    assert len(fake.message_requests) == 1
+    with session_scope() as s:
+        letter = s.scalars(select(DeadLetter)).one()
+    assert "model refused the live reply" in letter.reason and "400" in letter.reason
+    assert letter.message_id == mid
+
+
+def test_output_that_never_validates_goes_out_as_a_fallback_not_as_ellas_words(start_worker, fake):
+    start_worker(env=claude_env(fake))
+    fake.responder = lambda body: "this is blank"
+    mid = send()
+    record = wait_for(lambda: reply_to(mid), 60)
+    assert record.route == "fallback" and "this is blank" not in record.text
+    assert [c.outcome for c in calls()][-1] == "failsafe"
+
+
+def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
+    env = claude_env(fake, ELLA_LLM_MAX_CONCURRENCY="2")
+    start_worker(concurrency=3, env=env)
+    start_worker(concurrency=3, env=env)
+    fake.latency = 0.3
+    ids = [send(f"message {i}") for i in range(12)]
+    wait_for(lambda: all(reply_to(m) for m in ids), 90, what="12 replies")
+    assert fake.max_in_flight == 2
+    assert all(reply_to(m).route == "generated" for m in ids)
