@@ -1,0 +1,185 @@
+"""Model economy against the loopback Anthropic server: prompt tokens per reply, the share served from the
+prompt cache, and model calls per user message.
+
+Two measurements:
+- port: a 20-turn conversation through the model port with realistic context sizes (a world brief of about
+  1,500 tokens, 8 retrieved memories, 3 recent thoughts, the growing history), as the live reply will run
+  once the memory and ledger issues land;
+- worker: 20 user messages through the broker and a real worker, as the live path runs today (no world brief
+  or memories yet), counting the model calls each message costs.
+The fake server emulates caching from the request's cache_control breakpoints (tokens ~ characters / 4,
+1,024-token minimum, 20-block lookback), so the figures measure where our breakpoints sit.
+The last line is JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+RUN = uuid.uuid4().hex[:8]
+VAR = Path(tempfile.mkdtemp(prefix=f"ella-bench-{RUN}-"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from tests.support.scratch import create_database, isolate_environment  # noqa: E402
+
+isolate_environment(f"b{RUN}", VAR)
+for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+    os.environ.pop(name, None)
+
+from ella.llm.anthropic_provider import AnthropicProvider  # noqa: E402
+from ella.llm.port import CallRecord, ModelPort  # noqa: E402
+from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
+from workers.settings import Settings, get_settings  # noqa: E402
+
+WORLD_BRIEF = "\n".join(
+    f"- {fact}"
+    for fact in [
+        "Ella's home is a small flat above a bakery on Harbour Street; the front door is red.",
+        "The bakery opens at six; Ella wakes to the smell of cardamom buns.",
+        "Ella's window looks over the fishing harbour and the old lighthouse.",
+        "Ella keeps a fern called Winston on the windowsill; it is doing well this month.",
+        "Ella is reading 'The Remains of the Day', currently on chapter four.",
+        "It has been raining on and off for three days in Ella's town.",
+        "Ella walks to the harbour market on Saturday mornings.",
+        "Ella's neighbour, Mrs. Okafor, plays the piano in the evenings.",
+    ]
+    * 12
+)  # about 6,000 characters, ~1,500 tokens: the canon Ella may speak from
+MEMORIES = [
+    "Sam has a job interview at the city museum on Thursday at 10am.",
+    "Sam's sister Maya helped Sam practise interview answers on Tuesday evening.",
+    "Sam said the portfolio review is the part that worries them most.",
+    "Sam walks their dog Biscuit by the river most mornings before work.",
+    "Sam felt proud after finishing the portfolio draft last weekend.",
+    "Sam mentioned that their current job at the call centre is exhausting.",
+    "Sam loves old maps and wants to work with the museum's map collection.",
+    "Sam gets nervous speaking to groups but is fine one-to-one.",
+]
+THOUGHTS = "I should ask Sam how the practice went. Sam seems anxious but prepared. Maya is a good support."
+USER_TURNS = [
+    "Hi Ella, it's me again.",
+    "The interview is on Thursday and I keep going over my answers.",
+    "Maya thinks I'm ready, but I'm not so sure.",
+    "The portfolio part scares me the most, honestly.",
+    "I redid the map section last night.",
+    "Do you think I should mention the call centre job?",
+    "I guess it shows I can handle difficult people.",
+    "Biscuit kept me company while I practised.",
+    "I walked by the museum today, it looked huge.",
+    "What if they ask why I want to leave my job?",
+    "I could say I want work I care about.",
+    "That feels honest at least.",
+    "Maya is coming over tomorrow to do a mock interview.",
+    "She's stricter than any real interviewer.",
+    "I'm going to wear the green jacket.",
+    "Is it weird that I'm excited and terrified at the same time?",
+    "Okay, that helps a bit.",
+    "I think I'll go to bed early on Wednesday.",
+    "Thanks for listening, Ella.",
+    "I'll tell you how it goes on Thursday.",
+]
+
+
+def port_economy(fake: FakeAnthropic) -> dict[str, float]:
+    records: list[CallRecord] = []
+    provider = AnthropicProvider("bench-key", fake.base_url, timeout=10, max_retries=0)
+    port = ModelPort(provider, Settings().model_tiers, record=records.append)
+    history: list[tuple[str, str]] = []
+    rows = []
+    for turn, text in enumerate(USER_TURNS, start=1):
+        result = port.call(
+            "reply",
+            {"name": "Sam", "message": text, "memories": MEMORIES, "recent_thoughts": THOUGHTS},
+            user_id="sam",
+            world_brief=WORLD_BRIEF,
+            history=history,
+        )
+        history += [("user", text), ("assistant", result.value.reply)]
+        u = result.usage
+        rows.append((turn, u.prompt_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, u.input_tokens))
+    print("turn  prompt  cache_read  cache_write  uncached")
+    for turn, prompt, read, write, plain in rows:
+        print(f"{turn:>4}  {prompt:>6}  {read:>10}  {write:>11}  {plain:>8}")
+    later = [r for r in rows if r[0] >= 3]
+    share = sum(r[2] for r in later) / sum(r[1] for r in later)
+    return {
+        "input_tokens_per_reply": round(sum(r[1] for r in rows) / len(rows), 1),
+        "uncached_input_tokens_per_reply": round(sum(r[3] + r[4] for r in rows) / len(rows), 1),
+        "cache_share_from_turn_3": round(share, 3),
+        "min_turn_cache_share_from_turn_3": round(min(r[2] / r[1] for r in later), 3),
+    }
+
+
+def worker_economy(fake: FakeAnthropic) -> dict[str, float]:
+    url, drop = create_database("sqlite", f"econ_{RUN}", VAR)
+    os.environ["ELLA_DATABASE_URL"] = url
+    get_settings.cache_clear()
+    from workers import db
+    from workers.app import app
+    from workers.gateway import enqueue_message
+    from workers.procs import WorkerProcess
+    from workers.redis_conn import get_redis, redis_url
+
+    db.upgrade()
+    settings = get_settings()
+    env = {
+        "ELLA_REDIS_URL": redis_url(),
+        "ELLA_DATABASE_URL": url,
+        "ANTHROPIC_API_KEY": "bench-key",
+        "ANTHROPIC_BASE_URL": fake.base_url,
+    }
+    worker = WorkerProcess(
+        queues=list(settings.queues), log_path=VAR / "worker.log", env=env, extra_args=["-l", "WARNING"]
+    ).start()
+    before = len(fake.message_requests)
+    usage_before = len(fake.usage_log)
+    try:
+        worker.wait_ready(app)
+        start = datetime.now(UTC) - timedelta(minutes=30)
+        client = get_redis()
+        for i, text in enumerate(USER_TURNS):
+            mid = f"econ-{RUN}-{i}"
+            enqueue_message(message_id=mid, user_id="sam", text=text, sent_at=start + timedelta(seconds=30 * i))
+            deadline = time.monotonic() + 30
+            while not any(f.get("in_reply_to") == mid for _, f in client.xrange(settings.outbox_stream)):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no reply to {mid}")
+                time.sleep(0.01)
+    finally:
+        worker.stop()
+        drop()
+    usage = fake.usage_log[usage_before:]
+    later = usage[2:]
+    prompt = sum(u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] for u in later)
+    return {
+        "worker_calls_per_user_message": round((len(fake.message_requests) - before) / len(USER_TURNS), 2),
+        "worker_input_tokens_per_reply": round(
+            sum(u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] for u in usage)
+            / len(usage),
+            1,
+        ),
+        "worker_cache_share_from_turn_3": round(sum(u["cache_read_input_tokens"] for u in later) / prompt, 3),
+    }
+
+
+def main() -> None:
+    with FakeAnthropic() as fake:
+        print("# port: 20-turn conversation, realistic context")
+        port = port_economy(fake)
+        print(json.dumps(port))
+        print("# worker: the live path today, through the broker")
+        fake.clear_cache()
+        worker = worker_economy(fake)
+        print(json.dumps(worker))
+    print(json.dumps({**port, **worker}))
+
+
+if __name__ == "__main__":
+    main()
