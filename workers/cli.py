@@ -116,7 +116,7 @@ def cost(
     since: datetime = typer.Option(None, "--since", formats=["%Y-%m-%d"], help="From this UTC day (YYYY-MM-DD)."),
 ) -> None:
     """Model spend per user per day, from the usage ledger and the price table (ELLA_PRICES)."""
-    from rich.table import Table
+    from rich.table import Column, Table
 
     from models.usage import spend_per_user_day
     from workers import db
@@ -130,7 +130,16 @@ def cost(
             user_id=user,
             since=since.replace(tzinfo=UTC) if since else None,
         )
-    table = Table("day", "user", "calls", "input", "output", "cache write", "cache read", "USD")
+    table = Table(
+        Column("day", no_wrap=True),
+        Column("user", no_wrap=True),
+        "calls",
+        "input",
+        "output",
+        "cache write",
+        "cache read",
+        Column("USD", no_wrap=True),
+    )
     for r in rows:
         table.add_row(
             r.day,
