@@ -27,7 +27,7 @@ test: $(STAMP) lint
 	@set -e; eval "$$(sh .ci/services.sh)"; $(BIN)/pytest
 
 bench: $(STAMP)
-	@set -e; eval "$$(sh .ci/services.sh)"; $(BIN)/python bench/ingest_throughput.py
+	@set -e; eval "$$(sh .ci/services.sh)"; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
 
 clean:
 	rm -rf var .pytest_cache .ruff_cache
