@@ -20,4 +20,14 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": settings.inbox_sweep_interval_s,
             "options": {"queue": settings.queue_inbound, "expires": settings.inbox_sweep_interval_s},
         },
+        "poll-model-batches": {
+            "task": "ella.poll_model_batches",
+            "schedule": 60.0,
+            "options": {"queue": settings.queue_batch, "expires": 55},
+        },
+        "flush-model-batches": {
+            "task": "ella.flush_model_batches",
+            "schedule": 300.0,
+            "options": {"queue": settings.queue_batch, "expires": 290},
+        },
     }

@@ -3,16 +3,38 @@
 The item row is the idempotency key: it is created before submission (insert-or-nothing on ``custom_id``),
 and ``applied_at`` is set in the same transaction as whatever applying the result writes, so a poll that
 runs twice, or a worker killed mid-poll, applies each result once.
+
+A batch row is written (``submitting``) and its items claimed *before* the provider is called, and gets the
+provider's id (``in_progress``) after: no transaction stays open across the HTTP call, and a worker killed in
+between leaves a ``submitting`` row that a later flush finds stale and whose items it puts back in the queue.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any, NamedTuple
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import ForeignKey, Index, Integer, String, Text, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from models.base import Base, BigId, UTCDateTime, utcnow
+from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+
+# ModelBatch.status
+SUBMITTING = "submitting"  # claimed its items; the provider has not (yet) confirmed it
+IN_PROGRESS = "in_progress"  # the provider has it; poll until it ends
+ENDED = "ended"  # every result read and applied (or sent back to the queue)
+FAILED = "failed"  # the provider refused it or it was abandoned while submitting; its items went back
+
+# ModelBatchItem.status
+PENDING = "pending"
+SUBMITTED = "submitted"
+APPLIED = "applied"
+FAILSAFE = "failsafe"  # the output was invalid: nothing was applied
+GAVE_UP = "gave_up"  # errored, expired or canceled too often (or its handler failed); dead-lettered
+
+_INSERT_CHUNK = 500  # rows per INSERT: SQLite caps the bound parameters of one statement
 
 
 class ModelBatch(Base):
@@ -21,7 +43,7 @@ class ModelBatch(Base):
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     provider: Mapped[str] = mapped_column(String(16))
     provider_batch_id: Mapped[str | None] = mapped_column(String(128), unique=True)
-    status: Mapped[str] = mapped_column(String(16), default="in_progress", index=True)  # in_progress | ended
+    status: Mapped[str] = mapped_column(String(16), default="in_progress", index=True)  # SUBMITTING .. FAILED above
     submitted_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     item_count: Mapped[int] = mapped_column(Integer, default=0)
@@ -46,3 +68,145 @@ class ModelBatchItem(Base):
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class NewBatchItem(NamedTuple):
+    """What a caller asks for: ``custom_id`` is its own stable id, the idempotency key of the request."""
+
+    custom_id: str
+    kind: str
+    variables: dict[str, Any]
+    user_id: str | None = None
+    context: dict[str, Any] | None = None
+
+
+def enqueue_items(session: Session, purpose: str, items: Iterable[NewBatchItem]) -> list[str]:
+    """Insert each item as ``pending`` unless its ``custom_id`` exists (whatever its state); return those inserted.
+
+    So re-enqueueing is a no-op: an applied result is never asked for again, a queued one not twice.
+    """
+    now = utcnow()
+    rows: dict[str, dict[str, Any]] = {}
+    for item in items:
+        rows.setdefault(
+            item.custom_id,
+            {
+                "custom_id": item.custom_id,
+                "purpose": purpose,
+                "kind": item.kind,
+                "user_id": item.user_id,
+                "variables": json.dumps(item.variables, ensure_ascii=False, sort_keys=True),
+                "context": json.dumps(item.context or {}, ensure_ascii=False, sort_keys=True),
+                "status": PENDING,
+                "submissions": 0,
+                "created_at": now,
+            },
+        )
+    insert = dialect_insert(session)
+    values = list(rows.values())
+    inserted: list[str] = []
+    for start in range(0, len(values), _INSERT_CHUNK):
+        stmt = (
+            insert(ModelBatchItem)
+            .values(values[start : start + _INSERT_CHUNK])
+            .on_conflict_do_nothing(index_elements=["custom_id"])
+            .returning(ModelBatchItem.custom_id)
+        )
+        inserted.extend(session.scalars(stmt))
+    return inserted
+
+
+def pending_items(session: Session, limit: int) -> list[ModelBatchItem]:
+    """The oldest ``limit`` pending items, locked; ``SKIP LOCKED`` lets two flushes claim disjoint sets."""
+    return list(
+        session.scalars(
+            select(ModelBatchItem)
+            .where(ModelBatchItem.status == PENDING)
+            .order_by(ModelBatchItem.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+    )
+
+
+def start_batch(session: Session, provider: str, items: Sequence[ModelBatchItem]) -> ModelBatch:
+    """A ``submitting`` batch owning ``items``, each marked submitted under it with one more submission."""
+    batch = ModelBatch(provider=provider, status=SUBMITTING, submitted_at=utcnow(), item_count=len(items))
+    session.add(batch)
+    session.flush()
+    for item in items:
+        item.status = SUBMITTED
+        item.batch_id = batch.id
+        item.submissions += 1
+    return batch
+
+
+def confirm_batch(session: Session, batch_id: int, provider_batch_id: str) -> None:
+    """The provider accepted the batch: poll it from now on."""
+    batch = session.get_one(ModelBatch, batch_id)
+    batch.provider_batch_id = provider_batch_id
+    batch.status = IN_PROGRESS
+
+
+def fail_batch(session: Session, batch_id: int) -> list[ModelBatchItem]:
+    """Mark a batch that never reached the provider (or may not have) ``failed``; return its waiting items, locked.
+
+    The caller decides what becomes of each item (back to ``pending``, or given up).
+    """
+    batch = session.get_one(ModelBatch, batch_id, with_for_update=True)
+    batch.status = FAILED
+    batch.ended_at = utcnow()
+    return items_in_batch(session, batch_id)
+
+
+def end_batch(session: Session, batch_id: int) -> None:
+    batch = session.get_one(ModelBatch, batch_id)
+    batch.status = ENDED
+    batch.ended_at = utcnow()
+
+
+def batches_in_status(
+    session: Session, status: str, provider: str | None = None, before: datetime | None = None
+) -> list[ModelBatch]:
+    """Batches in ``status``, oldest first; of one provider, or submitted before a time, when given."""
+    query = select(ModelBatch).where(ModelBatch.status == status).order_by(ModelBatch.id)
+    if provider is not None:
+        query = query.where(ModelBatch.provider == provider)
+    if before is not None:
+        query = query.where(ModelBatch.submitted_at < before)
+    return list(session.scalars(query))
+
+
+def in_progress_batches(session: Session, provider: str) -> list[ModelBatch]:
+    """What a poll asks the provider about."""
+    return batches_in_status(session, IN_PROGRESS, provider)
+
+
+def items_in_batch(session: Session, batch_id: int) -> list[ModelBatchItem]:
+    """The items still waiting on this batch (submitted under it and not yet settled), locked."""
+    return list(
+        session.scalars(
+            select(ModelBatchItem)
+            .where(ModelBatchItem.batch_id == batch_id, ModelBatchItem.status == SUBMITTED)
+            .order_by(ModelBatchItem.id)
+            .with_for_update()
+        )
+    )
+
+
+def lock_item(session: Session, custom_id: str) -> ModelBatchItem | None:
+    """The item row, locked until the transaction ends: the guard that applies a result at most once."""
+    return session.scalars(
+        select(ModelBatchItem)
+        .where(ModelBatchItem.custom_id == custom_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).one_or_none()
+
+
+def variables_of(item: ModelBatchItem) -> dict[str, Any]:
+    return dict(json.loads(item.variables))
+
+
+def context_of(item: ModelBatchItem) -> dict[str, Any]:
+    return dict(json.loads(item.context or "{}"))

@@ -113,6 +113,9 @@ class Settings(BaseSettings):
         }
     )
     batch_price_factor: float = Field(0.5, gt=0, le=1)
+    batch_max_submissions: int = Field(
+        3, ge=1, description="Submissions of one Message Batches request (errored, expired, canceled) before giving up."
+    )
     flower_basic_auth: SecretStr | None = Field(None, description="user:password for Flower (required).")
 
     @field_validator("anthropic_api_key", "flower_basic_auth", mode="before")
