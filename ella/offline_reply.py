@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import zlib
 
+from ella.lexicon import STOP_WORDS as _STOP
+
 _WORD = re.compile(r"[a-z']+")
 
 _LOW = {
@@ -53,78 +55,6 @@ _HIGH = {
 _GREETING = {"hi", "hello", "hey", "morning", "evening", "hiya", "yo"}
 _FAREWELL = {"bye", "goodnight", "night", "later", "cya"}
 
-_STOP = {
-    "i",
-    "i'm",
-    "im",
-    "a",
-    "an",
-    "the",
-    "and",
-    "or",
-    "but",
-    "to",
-    "of",
-    "in",
-    "on",
-    "at",
-    "for",
-    "is",
-    "am",
-    "are",
-    "was",
-    "were",
-    "it",
-    "it's",
-    "my",
-    "me",
-    "so",
-    "just",
-    "really",
-    "very",
-    "that",
-    "this",
-    "with",
-    "have",
-    "has",
-    "had",
-    "be",
-    "been",
-    "do",
-    "did",
-    "you",
-    "your",
-    "we",
-    "about",
-    "today",
-    "tonight",
-    "got",
-    "get",
-    "going",
-    "go",
-    "what",
-    "how",
-    "there",
-    "some",
-    "like",
-    "feel",
-    "feeling",
-    "bit",
-    "too",
-    "now",
-    "will",
-    "would",
-    "could",
-    "can",
-    "not",
-    "no",
-    "yes",
-    "up",
-    "out",
-    "all",
-    "from",
-    "after",
-}
 
 _VARIANTS = {
     "low": (
