@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import literal, select, union_all
 from sqlalchemy.orm import Session
 
 from models.base import utcnow
@@ -78,28 +78,25 @@ def store_exchange(
 
 
 def open_conversation_history(session: Session, user_id: str, limit: int = 40) -> list[tuple[str, str]]:
-    """The last ``limit`` turns of the user's open conversation, oldest first, as (role, text)."""
-    conv_id = session.scalar(
-        select(Conversation.id).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
+    """The last ``limit`` turns of the user's open conversation, oldest first, as (role, text); one query.
+
+    A reply sorts right after the message it answers (by that message's ``sent_at``, the gateway's clock).
+    """
+    conv = (
+        select(Conversation.id)
+        .where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
+        .scalar_subquery()
     )
-    if conv_id is None:
-        return []
-    said = session.execute(
-        select(InboundMessage.sent_at, InboundMessage.text)
-        .where(InboundMessage.conversation_id == conv_id)
-        .order_by(InboundMessage.sent_at.desc())
-        .limit(limit)
-    ).all()
-    answered = session.execute(
-        select(OutboxRecord.created_at, OutboxRecord.text, InboundMessage.sent_at)
+    said = select(
+        InboundMessage.sent_at.label("at"), literal(0).label("ord"), literal("user").label("role"), InboundMessage.text
+    ).where(InboundMessage.conversation_id == conv)
+    answered = (
+        select(InboundMessage.sent_at, literal(1), literal("assistant"), OutboxRecord.text)
         .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
-        .where(OutboxRecord.conversation_id == conv_id, OutboxRecord.kind == "reply")
-        .order_by(OutboxRecord.created_at.desc())
-        .limit(limit)
+        .where(OutboxRecord.conversation_id == conv, OutboxRecord.kind == "reply")
+    )
+    both = union_all(said, answered).subquery()
+    rows = session.execute(
+        select(both.c.role, both.c.text).order_by(both.c.at.desc(), both.c.ord.desc()).limit(limit)
     ).all()
-    # A reply sorts right after the message it answers (sent_at is the gateway's clock; created_at ours).
-    turns = [(at, 0, "user", text) for at, text in said] + [
-        (asked, 1, "assistant", text) for _, text, asked in answered
-    ]
-    turns.sort(key=lambda t: (t[0], t[1]))
-    return [(role, text) for _, _, role, text in turns[-limit:]]
+    return [(role, text) for role, text in reversed(rows)]

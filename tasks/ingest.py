@@ -30,7 +30,7 @@ from workers import inbox
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
-from workers.llm import get_port
+from workers.llm import get_port, held_ledger_rows, write_ledger
 from workers.logs import user_scope
 from workers.outbox_stream import publish_once
 from workers.redis_conn import get_redis
@@ -128,6 +128,7 @@ def ingest(payload: IngestPayload, task_id: str | None, final_attempt: bool = Tr
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
         return publish_stored_reply(payload.message_id)
     reply = compose_reply(payload, task_id, final_attempt)
+    ledger = held_ledger_rows()
     try:
         with session_scope() as session:
             record = store_exchange(
@@ -142,11 +143,13 @@ def ingest(payload: IngestPayload, task_id: str | None, final_attempt: bool = Tr
                 user_defaults=user_defaults(settings),
                 task_id=task_id,
             )
+            write_ledger(list(ledger), session)  # the reply's model calls, in the same commit
     except IntegrityError:
         if stored_message(payload) is None:
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
-        return publish_stored_reply(payload.message_id)
+        return publish_stored_reply(payload.message_id)  # the held ledger rows are written when the task ends
+    ledger.clear()  # committed with the turn
     return publish(record)
 
 

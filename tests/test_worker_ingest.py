@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
-from models import Conversation, DeadLetter, InboundMessage, OutboxRecord
+from models import Conversation, DeadLetter, InboundMessage, ModelCall, OutboxRecord
 from tests.conftest import wait_for
 from workers.app import app
 from workers.db import session_scope
@@ -63,6 +63,8 @@ def test_every_message_is_answered_exactly_once_and_a_repeated_message_id_once(s
     assert max(counts.values()) == 1, [k for k, v in counts.items() if v > 1]
     assert count(OutboxRecord, OutboxRecord.in_reply_to.like(f"{prefix}-%")) == 201
     assert count(OutboxRecord, OutboxRecord.in_reply_to.like(f"{prefix}-%"), OutboxRecord.published_at.is_(None)) == 0
+    # every reply's model call is in the usage ledger once (the repeats of `dup` made no call)
+    assert count(ModelCall, ModelCall.user_id.like(f"{prefix}-%"), ModelCall.kind == "reply") == 201
 
 
 MALFORMED = {

@@ -6,18 +6,25 @@ Why here: ``ella.llm`` knows nothing of Redis or the database; this module plugs
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import random
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
+from sqlalchemy import insert
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from ella.llm.offline import OfflineProvider
 from ella.llm.port import CallRecord, ModelPort
 from ella.llm.types import Provider, TransientModelError
+from models.base import utcnow
 from models.usage import ModelCall
-from workers.db import autocommit_scope
+from workers.db import session_scope
 from workers.llm_slots import ModelSlots
 from workers.redis_conn import get_redis
 from workers.settings import Settings, get_settings
@@ -42,47 +49,89 @@ def make_provider(settings: Settings) -> Provider:
     return OfflineProvider()
 
 
-def record_call(call: CallRecord, batch: bool = False) -> None:
-    """Write the ledger row in its own transaction; a ledger outage must not cost the user a reply."""
-    row = ModelCall(
-        user_id=call.user_id,
-        kind=call.kind,
-        tier=call.tier,
-        model=call.model,
-        provider=call.provider,
-        batch=batch,
-        input_tokens=call.usage.input_tokens,
-        output_tokens=call.usage.output_tokens,
-        cache_write_tokens=call.usage.cache_creation_input_tokens,
-        cache_read_tokens=call.usage.cache_read_input_tokens,
-        latency_ms=round(call.latency_ms, 2),
-        outcome=call.outcome,
-        attempt=call.attempt,
-        error=call.error or None,
-    )
+_pending: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar("ledger", default=None)
+
+
+def ledger_row(call: CallRecord, batch: bool = False) -> dict[str, Any]:
+    return {
+        "created_at": utcnow(),
+        "user_id": call.user_id,
+        "kind": call.kind,
+        "tier": call.tier,
+        "model": call.model,
+        "provider": call.provider,
+        "batch": batch,
+        "input_tokens": call.usage.input_tokens,
+        "output_tokens": call.usage.output_tokens,
+        "cache_write_tokens": call.usage.cache_creation_input_tokens,
+        "cache_read_tokens": call.usage.cache_read_input_tokens,
+        "latency_ms": round(call.latency_ms, 2),
+        "outcome": call.outcome,
+        "attempt": call.attempt,
+        "error": call.error or None,
+    }
+
+
+def write_ledger(rows: list[dict[str, Any]], session: Session | None = None) -> None:
+    """Insert ledger rows: in ``session``'s transaction if given, else in one of their own."""
+    if not rows:
+        return
+    if session is not None:
+        session.execute(insert(ModelCall), rows)
+        return
     try:
-        with autocommit_scope() as session:
-            session.add(row)
-            session.commit()
-    except SQLAlchemyError as exc:
-        log.warning("could not record a %s model call in the usage ledger: %s", call.kind, exc)
+        with session_scope() as own:
+            own.execute(insert(ModelCall), rows)
+    except SQLAlchemyError as exc:  # a ledger outage must not cost the user a reply
+        log.warning("could not write %d model calls to the usage ledger: %s", len(rows), exc)
+
+
+def record_call(call: CallRecord, batch: bool = False) -> None:
+    """The port's sink: held for the running task's ledger batch if one is open, else written now."""
+    pending = _pending.get()
+    if pending is not None:
+        pending.append(ledger_row(call, batch))
+    else:
+        write_ledger([ledger_row(call, batch)])
+
+
+@contextmanager
+def ledger_batch() -> Iterator[list[dict[str, Any]]]:
+    """Hold a task's ledger rows; what the task has not written itself is written when it ends, however.
+
+    The ingest path writes them inside its turn's transaction (one commit fewer per message); a task that
+    fails still has its calls recorded here.
+    """
+    rows: list[dict[str, Any]] = []
+    token = _pending.set(rows)
+    try:
+        yield rows
+    finally:
+        _pending.reset(token)
+        write_ledger(rows)
+
+
+def held_ledger_rows() -> list[dict[str, Any]]:
+    """The running task's held ledger rows (the live list: clear it once they are committed elsewhere)."""
+    rows = _pending.get()
+    return rows if rows is not None else []
 
 
 def make_port(settings: Settings | None = None) -> ModelPort:
+    """The port with this process's provider; the global slot limit guards a remote API only."""
     settings = settings or get_settings()
-    slots = ModelSlots(
-        get_redis(),
-        f"{settings.redis_key_prefix}:llm:slots",
-        settings.llm_max_concurrency,
-        lease_s=settings.llm_timeout_s + 10,
-        wait_s=settings.llm_timeout_s,
-    )
+    provider = make_provider(settings)
+    slot = None
+    if provider.name != "offline":
+        slot = ModelSlots(
+            get_redis(),
+            f"{settings.redis_key_prefix}:llm:slots",
+            settings.llm_max_concurrency,
+            lease_s=settings.llm_timeout_s + 10,
+            wait_s=settings.llm_timeout_s,
+        ).slot
     return ModelPort(
-        make_provider(settings),
-        settings.model_tiers,
-        max_repairs=settings.llm_max_repairs,
-        record=record_call,
-        slot=slots.slot,
+        provider, settings.model_tiers, max_repairs=settings.llm_max_repairs, record=record_call, slot=slot
     )
 
 

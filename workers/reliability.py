@@ -20,7 +20,7 @@ from sqlalchemy.exc import OperationalError
 from ella.contract import MalformedPayload
 from ella.llm.types import PermanentModelError, TransientModelError
 from workers.dead_letters import record_dead_letter
-from workers.llm import retry_delay
+from workers.llm import ledger_batch, retry_delay
 from workers.redis_conn import get_redis
 from workers.settings import get_settings
 
@@ -79,7 +79,8 @@ class ReliableTask(Task):
                 )
                 return None
         try:
-            return super().__call__(*args, **kwargs)
+            with ledger_batch():
+                return super().__call__(*args, **kwargs)
         except MalformedPayload as exc:
             record_dead_letter(self.name, req.id, f"malformed payload: {exc.reason}", args, kwargs)
             return None
