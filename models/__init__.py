@@ -4,6 +4,7 @@ from models.base import Base
 from models.batch import ModelBatch, ModelBatchItem
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
+from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.usage import ModelCall
@@ -14,6 +15,7 @@ __all__ = [
     "Conversation",
     "DeadLetter",
     "InboundMessage",
+    "MemoryNode",
     "ModelBatch",
     "ModelBatchItem",
     "ModelCall",

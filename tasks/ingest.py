@@ -7,7 +7,8 @@ Order of work, and why:
 3. produce the reply through the model port, outside any transaction (a model call may take seconds);
 4. store turn + reply in one transaction under the user's lock (a concurrent duplicate loses on the
    unique ``message_id`` and falls back to step 2);
-5. publish the recorded reply to the outbox stream once, then mark the row published.
+5. publish the recorded reply to the outbox stream once, then mark the row published;
+6. emit the turn to ``ella.perceive`` (memory), after the commit.
 """
 
 from __future__ import annotations
@@ -171,4 +172,21 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
         inbox.forget(get_redis(), kwargs.get("message_id"))  # dead-lettered: nothing to re-send
         raise
     inbox.forget(get_redis(), payload.message_id)
+    perceive_turn(payload)
     return stream_id
+
+
+def perceive_turn(payload: IngestPayload) -> None:
+    """Emit the turn to memory after its commit (also on a repeat delivery: perceive is idempotent per message)."""
+    app.send_task(
+        "ella.perceive",
+        kwargs={
+            "user_id": payload.user_id,
+            "description": payload.text,
+            "node_type": "event",
+            "created_at": payload.sent_at.isoformat(),
+            "source_message_id": payload.message_id,
+        },
+        queue=get_settings().queue_cognition,
+        kwargsrepr=repr({"user_id": payload.user_id, "source_message_id": payload.message_id}),
+    )

@@ -18,13 +18,14 @@ from workers import db, logs
 from workers.redis_conn import kombu_url, redis_url
 from workers.settings import Settings, get_settings
 
-TASK_MODULES = ["tasks.ingest", "tasks.conversations", "tasks.inbox", "tasks.batches"]
+TASK_MODULES = ["tasks.ingest", "tasks.conversations", "tasks.inbox", "tasks.memory", "tasks.batches"]
 
 
 def task_routes(settings: Settings) -> dict[str, dict[str, str]]:
     return {
         "ella.ingest_message": {"queue": settings.queue_inbound},
         "ella.close_due_conversations": {"queue": settings.queue_cognition},
+        "ella.perceive": {"queue": settings.queue_cognition},
         "ella.resend_unanswered_messages": {"queue": settings.queue_inbound},
         "ella.flush_model_batches": {"queue": settings.queue_batch},
         "ella.poll_model_batches": {"queue": settings.queue_batch},

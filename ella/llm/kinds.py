@@ -112,6 +112,32 @@ class EventTriple(KindOutput):
         return cls(subject="Sam", predicate="has", object="a job interview on Thursday")
 
 
+class Perception(KindOutput):
+    """Poignancy and triple of one observed event in a single call (the reference made two per event)."""
+
+    kind: ClassVar[str] = "perception"
+    tier: ClassVar[str] = "memory_extract"
+    max_tokens: ClassVar[int] = 120
+    score: int = Field(ge=1, le=10)
+    subject: CleanStr(80)
+    predicate: CleanStr(80)
+    object: CleanStr(160)
+
+    @model_validator(mode="after")
+    def _not_degenerate(self) -> Perception:
+        if self.subject.lower() == self.object.lower() and self.predicate.lower() in {"is", "be", "are"}:
+            raise ValueError("degenerate triple (X, is, X)")
+        return self
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> Perception:
+        return cls(score=1, subject=str(context.get("name") or "user"), predicate="said", object="something")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> Perception:
+        return cls(score=6, subject="Sam", predicate="has", object="a job interview on Thursday")
+
+
 class FocalPoints(KindOutput):
     kind: ClassVar[str] = "focal_points"
     tier: ClassVar[str] = "reflection"
@@ -304,6 +330,7 @@ KINDS: dict[str, type[KindOutput]] = {
     for cls in (
         Poignancy,
         EventTriple,
+        Perception,
         FocalPoints,
         Insights,
         Memo,

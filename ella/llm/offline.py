@@ -323,6 +323,9 @@ class OfflineProvider:
             out: dict[str, Any] = {"score": poignancy_score(str(v.get("event", "")))}
         elif kind == "event_triple":
             out = triple(name, str(v.get("event", "")))
+        elif kind == "perception":
+            event = str(v.get("event", ""))
+            out = {"score": poignancy_score(event), **triple(name, event)}
         elif kind == "focal_points":
             out = {"questions": focal_questions(name, list(v.get("statements", [])), int(v.get("n", 3)))}
         elif kind == "insights":

@@ -1,0 +1,81 @@
+"""Ella's memory stream: one row per event, chat or thought, per user (Generative Agents' ConceptNode).
+
+Why these columns: retrieval scores every node of a user by recency (``last_accessed_at``), importance
+(``poignancy``) and relevance (``embedding`` and ``description``), so they live on the row; a thought cites
+the nodes it rests on (``evidence``) and sits one level above the deepest of them (``depth``); ``dedupe_key``
+makes every writer idempotent (a redelivered task inserts nothing twice).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, select, update
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.user import User
+
+NODE_TYPES = ("event", "chat", "thought")
+
+
+class MemoryNode(Base):
+    __tablename__ = "memory_nodes"
+    __table_args__ = (
+        Index("ix_memory_nodes_user_id_created_at", "user_id", "created_at"),
+        Index("ix_memory_nodes_user_id_node_type_created_at", "user_id", "node_type", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    node_type: Mapped[str] = mapped_column(String(8), comment="event | chat | thought")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_accessed_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    subject: Mapped[str] = mapped_column(String(200))
+    predicate: Mapped[str] = mapped_column(String(120))
+    object: Mapped[str] = mapped_column(String(400))
+    description: Mapped[str] = mapped_column(Text)
+    embedding: Mapped[bytes] = mapped_column(LargeBinary, comment="float32, L2-normalised")
+    embedding_model: Mapped[str] = mapped_column(String(64))
+    poignancy: Mapped[int] = mapped_column(SmallInteger)
+    keywords: Mapped[str] = mapped_column(Text, default="[]", comment="JSON list")
+    depth: Mapped[int] = mapped_column(SmallInteger, default=0)
+    evidence: Mapped[str] = mapped_column(Text, default="[]", comment="JSON: node ids, or a chat's transcript")
+    source_message_id: Mapped[str | None] = mapped_column(String(200))
+    conversation_id: Mapped[int | None] = mapped_column(ForeignKey("conversations.id", ondelete="SET NULL"))
+    dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+
+
+def recent_descriptions(session: Session, user_id: str, node_type: str, n: int) -> list[str]:
+    """The descriptions of the user's last ``n`` nodes of a type (a repeat of one is not stored again)."""
+    return list(
+        session.scalars(
+            select(MemoryNode.description)
+            .where(MemoryNode.user_id == user_id, MemoryNode.node_type == node_type)
+            .order_by(MemoryNode.created_at.desc(), MemoryNode.id.desc())
+            .limit(n)
+        )
+    )
+
+
+def insert_node(session: Session, values: dict[str, Any]) -> int | None:
+    """Insert a node unless its ``dedupe_key`` exists; its id, or None for a duplicate."""
+    stmt = dialect_insert(session)(MemoryNode).values(**values)
+    stmt = stmt.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(MemoryNode.id)
+    return session.scalar(stmt)
+
+
+def drain_importance(session: Session, user_id: str, poignancy: int) -> int:
+    """Lower the user's reflection trigger by ``poignancy`` in one statement; return the new value.
+
+    One UPDATE ... RETURNING, so two perceives at once both land: neither reads a value the other is about to
+    overwrite.
+    """
+    return session.scalar(
+        update(User)
+        .where(User.id == user_id)
+        .values(importance_trigger_curr=User.importance_trigger_curr - poignancy)
+        .returning(User.importance_trigger_curr)
+    )
