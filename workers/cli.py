@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -153,6 +154,45 @@ def cost(
         )
     Console().print(table)
     Console().print(f"total USD {sum(r.usd for r in rows):.4f}")
+
+
+eval_cli = typer.Typer(help="Benchmarks on evaluation data (read at run time, never shipped).", no_args_is_help=True)
+cli.add_typer(eval_cli, name="eval")
+
+
+@eval_cli.command("locomo")
+def eval_locomo(
+    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="A LoCoMo JSON file (e.g. locomo10.json)."),
+    k: str = typer.Option("5,10,20", "--k", help="Comma-separated k values."),
+    method: str = typer.Option("both", "--method", help="fused, bm25 or both."),
+) -> None:
+    """Memory retrieval on LoCoMo: evidence recall@k per question category; the last line is JSON."""
+    from rich.table import Table
+
+    from ella.memory import locomo
+
+    methods = {"both": ["fused", "bm25"], "fused": ["fused"], "bm25": ["bm25"]}.get(method.strip().lower())
+    if methods is None:
+        raise typer.BadParameter(f"expected fused, bm25 or both, got {method!r}", param_hint="--method")
+    try:
+        ks = sorted({int(part) for part in k.split(",") if part.strip()})
+    except ValueError:
+        raise typer.BadParameter(f"expected comma-separated integers, got {k!r}", param_hint="--k") from None
+    if not ks or ks[0] < 1:
+        raise typer.BadParameter("k values must be positive", param_hint="--k")
+    conversations = locomo.load(file)
+    results = {name: locomo.evaluate(conversations, ks, name) for name in methods}
+    console = Console()
+    for name, result in results.items():
+        table = Table("category", *(f"R@{n}" for n in ks), "questions", title=f"LoCoMo retrieval: {name}")
+        for category in ("cat1-4", *locomo.CATEGORIES):
+            recalls = (f"{result[f'recall@{n}'][category]:.3f}" for n in ks)
+            table.add_row(category, *recalls, str(result["questions"][category]))
+        console.print(table)
+    summary = dict(results[methods[0]])
+    if len(methods) > 1:
+        summary["bm25"] = {key: value for key, value in results["bm25"].items() if key != "questions"}
+    typer.echo(json.dumps(summary))
 
 
 def main() -> None:

@@ -1,0 +1,267 @@
+"""Memory retrieval latency: our vectorised scoring vs the Generative Agents reference, at 1k, 10k and 100k memories.
+
+Both rank every memory by recency, importance and relevance and keep the top 30, per query:
+- ours: ``score_memories`` (cosine fused with BM25, conversation context, recency by hours since last
+  access, poignancy; about 1% of the memories expired) then ``top_k``;
+- the reference, as Generative Agents' ``new_retrieve`` does it (retrieve.py), written out below in plain
+  Python: a dict of node objects sorted by last access, recency ``decay ** i`` by rank, importance and relevance
+  per node (its ``cos_sim`` is numpy's ``dot``/``norm`` called on Python lists, once per node), three
+  ``normalize_dict_floats``, the weighted sum ``[0.5, 3, 2]`` and ``top_highest_x_values``.
+Query embedding (``HashingEmbedder``, dim 512) is INCLUDED in both timings, as it is part of every retrieval
+(the reference calls ``get_embedding(focal_pt)`` inside). Times are medians per query; the reference runs
+fewer queries at the larger sizes. The memories (synthetic short first-person notes in conversations of
+4-30 turns) are generated and embedded once; 1k and 10k are prefixes of the 100k. No Redis, no database.
+The last line is JSON with the numbers.
+
+    python bench/retrieval.py [--queries 50] [--ref-queries 20,10,3] [--k 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+import numpy as np
+from numpy import dot
+from numpy.linalg import norm
+
+from ella.embeddings import HashingEmbedder
+from ella.memory.retrieval import BM25Index, RetrievalWeights, score_memories, tokenize, top_k
+
+SIZES = (1_000, 10_000, 100_000)
+NAMES = """Sam Maya Jordan Priya Lukas Aiko Omar Zoë Mateo Chloe Ravi Noor Elena Tom Ines Kofi Hana Liam Sofia Yusuf
+Mia Arjun Lea Diego Nora Felix Amara Jonas Leila Theo""".split()
+PEOPLE = """sister brother mum dad boss best friend flatmate grandmother partner cousin neighbour teacher coach
+therapist colleague son daughter aunt uncle""".split()
+ACTIVITIES = """a job interview|a dentist appointment|a football match|a piano lesson|a birthday party|an exam in
+statistics|a flight to Lisbon|a date at the new ramen place|a run along the river|a call with the landlord|pottery
+class|a hike in the mountains|the book club|a camping trip|a charity race|a concert|the first day at the new job|
+a visit to the vet|moving flats|a wedding|a yoga retreat|a driving test|a job offer|a breakup|a promotion|a surgery|
+the school play|a road trip|a painting workshop|a support group meeting|volunteering at the shelter|a cooking class|
+a hackathon|a piano recital|a marathon|a funeral|an argument at work|a holiday in Greece|a new puppy|a garden party"""
+ACTIVITIES = [a.strip().replace("\n", " ") for a in ACTIVITIES.split("|")]
+WHEN = """on Monday|on Tuesday|on Wednesday|on Thursday|on Friday|at the weekend|tomorrow|next week|last night|
+yesterday|in March|after work|this morning|next month""".split("|")
+WHEN = [w.strip() for w in WHEN]
+FEELINGS = """nervous excited tired proud worried relieved happy stressed bored lonely hopeful grateful
+overwhelmed calm angry curious""".split()
+PLACES = """Lisbon Berlin the park the office the beach the gym the hospital the library the café the lake Tokyo
+the studio the market home""".split()
+TEMPLATES = [
+    "{name} has {act} {when} and feels {feeling} about it",
+    "{name}'s {person} is coming over {when}",
+    "{name} said their {person} was {feeling} after {act}",
+    "I told {name} I would ask about {act} {when}",
+    "{name} went to {place} {when} and came back {feeling}",
+    "{name} and their {person} argued about {act}; {name} felt {feeling}",
+    "{name} is {feeling} because {act} got moved to {when}",
+    "{name} wants to try {act} with their {person} at {place}",
+    "Reminder: ask {name} how {act} went",
+    "{name} showed me a photo from {place}: {feeling} faces everywhere",
+]
+QUERIES = [
+    "How did {name}'s {act} go?",
+    "What is {name} {feeling} about?",
+    "When is {name} seeing their {person}?",
+    "What happened at {place}?",
+    "{name} {act}",
+]
+
+
+def fill(template: str, rng: random.Random) -> str:
+    return template.format(
+        name=rng.choice(NAMES),
+        person=rng.choice(PEOPLE),
+        act=rng.choice(ACTIVITIES),
+        when=rng.choice(WHEN),
+        feeling=rng.choice(FEELINGS),
+        place=rng.choice(PLACES),
+    )
+
+
+class Memories:
+    """The synthetic stream, oldest first: texts, unit embeddings, BM25 terms and the per-memory arrays."""
+
+    def __init__(self, n: int, seed: int) -> None:
+        rng = random.Random(seed)
+        self.texts = [fill(rng.choice(TEMPLATES), rng) for _ in range(n)]
+        embedder = HashingEmbedder()
+        start = time.perf_counter()
+        self.matrix = np.concatenate([embedder.embed(self.texts[i : i + 1024]) for i in range(0, n, 1024)])
+        self.embed_s = time.perf_counter() - start
+        self.tokens = [tokenize(t) for t in self.texts]
+        np_rng = np.random.default_rng(seed)
+        # A year of conversations of 4-30 turns: two minutes between turns, hours to days between chats.
+        lengths = np_rng.integers(4, 31, n // 4 + 1)
+        lengths = lengths[: int(np.searchsorted(np.cumsum(lengths), n)) + 1]
+        lengths[-1] -= int(lengths.sum()) - n
+        starts = np.cumsum(np_rng.exponential(24 * 365 / lengths.size, lengths.size))  # hours
+        first = np.repeat(np.cumsum(lengths) - lengths, lengths)  # each memory's conversation's first row
+        self.created_h = np.repeat(starts, lengths) + (np.arange(n) - first) / 30.0
+        self.previous = np.where(np.arange(n) > first, np.arange(n) - 1, -1)
+        self.now_h = float(self.created_h[-1]) + 1.0
+        recalled = np_rng.random(n) < 0.1  # one memory in ten was retrieved again since
+        self.last_accessed_h = np.where(
+            recalled, self.created_h + np_rng.random(n) * (self.now_h - self.created_h), self.created_h
+        )
+        self.poignancy = np_rng.integers(1, 11, n).astype(np.float64)
+        self.expired = np_rng.random(n) < 0.01  # planning thoughts past their expiry
+
+
+def ours(
+    mem: Memories, bm25: BM25Index, n: int, queries: list[str], k: int, embedder: HashingEmbedder
+) -> tuple[list[float], list[np.ndarray]]:
+    """Milliseconds per query (query embedding included) and the winners, with ``score_memories`` + ``top_k``."""
+    weights = RetrievalWeights()
+    matrix, previous = mem.matrix[:n], mem.previous[:n]
+    poignancy, expired, last = mem.poignancy[:n], mem.expired[:n], mem.last_accessed_h[:n]
+    times, winners = [], []
+    for query in queries:
+        start = time.perf_counter()
+        scores = score_memories(
+            embedder.embed([query])[0],
+            tokenize(query),
+            matrix,
+            bm25,
+            mem.now_h - last,
+            poignancy,
+            expired,
+            weights,
+            previous,
+        )
+        best = top_k(scores, k)
+        times.append((time.perf_counter() - start) * 1000)
+        winners.append(best)
+    return times, winners
+
+
+# --- the reference, as Generative Agents writes it ------------------------------------------------------
+
+
+class ConceptNode:
+    """The fields of GA's ``ConceptNode`` that retrieval reads."""
+
+    def __init__(self, node_id: str, last_accessed: float, poignancy: float, embedding_key: str) -> None:
+        self.node_id = node_id
+        self.last_accessed = last_accessed
+        self.poignancy = poignancy
+        self.embedding_key = embedding_key
+
+
+def cos_sim(a: list[float], b: list[float]) -> float:
+    return dot(a, b) / (norm(a) * norm(b))
+
+
+def normalize_dict_floats(d: dict[str, float], target_min: float, target_max: float) -> dict[str, float]:
+    min_val = min(val for val in d.values())
+    max_val = max(val for val in d.values())
+    range_val = max_val - min_val
+    if range_val == 0:
+        for key in d:
+            d[key] = (target_max - target_min) / 2
+    else:
+        for key, val in d.items():
+            d[key] = (val - min_val) * (target_max - target_min) / range_val + target_min
+    return d
+
+
+def top_highest_x_values(d: dict[str, float], x: int) -> dict[str, float]:
+    return dict(sorted(d.items(), key=lambda item: item[1], reverse=True)[:x])
+
+
+def reference_retrieve(
+    nodes_seq: list[ConceptNode],
+    embeddings: dict[str, list[float]],
+    focal_pt: str,
+    embedder: HashingEmbedder,
+    n_count: int,
+    recency_decay: float = 0.99,
+) -> list[str]:
+    """GA's ``new_retrieve`` for one focal point (its recency_w, relevance_w, importance_w are 1)."""
+    nodes = [[i.last_accessed, i] for i in nodes_seq if "idle" not in i.embedding_key]
+    nodes = sorted(nodes, key=lambda x: x[0])
+    nodes = [i for _, i in nodes]
+    recency_vals = [recency_decay**i for i in range(1, len(nodes) + 1)]
+    recency_out = {node.node_id: recency_vals[count] for count, node in enumerate(nodes)}
+    recency_out = normalize_dict_floats(recency_out, 0, 1)
+    importance_out = {node.node_id: node.poignancy for node in nodes}
+    importance_out = normalize_dict_floats(importance_out, 0, 1)
+    focal_embedding = embedder.embed([focal_pt])[0].tolist()  # get_embedding(focal_pt)
+    relevance_out = {node.node_id: cos_sim(embeddings[node.embedding_key], focal_embedding) for node in nodes}
+    relevance_out = normalize_dict_floats(relevance_out, 0, 1)
+    gw = [0.5, 3, 2]
+    master_out = {
+        key: recency_out[key] * gw[0] + relevance_out[key] * gw[1] + importance_out[key] * gw[2] for key in recency_out
+    }
+    master_out = top_highest_x_values(master_out, len(master_out.keys()))
+    master_out = top_highest_x_values(master_out, n_count)
+    return list(master_out.keys())
+
+
+def reference(
+    mem: Memories, rows: list[list[float]], n: int, queries: list[str], k: int, embedder: HashingEmbedder
+) -> list[float]:
+    """Milliseconds per query of the reference over the first ``n`` memories."""
+    nodes = [
+        ConceptNode(f"node_{i}", float(mem.last_accessed_h[i]), float(mem.poignancy[i]), mem.texts[i]) for i in range(n)
+    ]
+    embeddings = {mem.texts[i]: rows[i] for i in range(n)}  # GA keys embeddings by the node's text
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        reference_retrieve(nodes, embeddings, query, embedder, k)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--ref-queries", default="20,10,3", help="reference queries at 1k, 10k, 100k")
+    parser.add_argument("--k", type=int, default=30)
+    args = parser.parse_args()
+    ref_queries = [int(x) for x in args.ref_queries.split(",")]
+
+    mem = Memories(SIZES[-1], seed=1)
+    print(f"{SIZES[-1]:,} memories embedded once in {mem.embed_s:.1f}s (HashingEmbedder, dim {mem.matrix.shape[1]})")
+    rng = random.Random(2)
+    queries = [fill(rng.choice(QUERIES), rng) for _ in range(args.queries)]
+    embedder = HashingEmbedder()
+    embedder.embed(queries)  # warm the word cache, as a long-running worker's would be
+    rows = mem.matrix.astype(float).tolist()
+
+    bm25 = BM25Index()
+    figures: dict[str, float] = {}
+    print(f"{'memories':>9} {'ours ms':>9} {'ours p90':>9} {'reference ms':>13} {'speedup':>8}")
+    for size, n_ref in zip(SIZES, ref_queries, strict=True):
+        start = time.perf_counter()
+        for tokens in mem.tokens[len(bm25) : size]:
+            bm25.add(tokens)
+        index_s = time.perf_counter() - start
+        ours(mem, bm25, size, queries[:3], args.k, embedder)  # warm-up
+        times, _ = ours(mem, bm25, size, queries, args.k, embedder)
+        ref_times = reference(mem, rows, size, queries[:n_ref], args.k, embedder)
+        ms, ref_ms = statistics.median(times), statistics.median(ref_times)
+        p90 = float(np.percentile(times, 90))
+        label = f"{size // 1000}k"
+        figures |= {f"ms_{label}": round(ms, 3), f"p90_ms_{label}": round(p90, 3), f"ref_ms_{label}": round(ref_ms, 1)}
+        figures |= {f"speedup_{label}": round(ref_ms / ms, 1), f"bm25_index_s_{label}": round(index_s, 2)}
+        print(f"{size:>9,} {ms:>9.3f} {p90:>9.3f} {ref_ms:>13.1f} {ref_ms / ms:>7.0f}x  ({n_ref} reference queries)")
+    figures |= {
+        "k": args.k,
+        "queries": args.queries,
+        "query_embedding": "included",
+        "embed_100k_s": round(mem.embed_s, 2),
+    }
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
