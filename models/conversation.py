@@ -63,6 +63,7 @@ def current_conversation(
             close(conv, reason="replaced", at=sent_at)
         else:
             return conv
+        session.info.setdefault("closed_conversations", []).append(conv.id)  # for the caller to emit after commit
         session.flush()  # the partial unique index must see it closed before a new one opens
     conv = Conversation(
         user_id=user_id,

@@ -8,12 +8,15 @@ makes every writer idempotent (a redelivered task inserts nothing twice).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.memory.retrieval import DEFAULT_WEIGHTS, BM25Index, RetrievalWeights, score_memories, tokenize, top_k
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
 from models.user import User
 
@@ -79,3 +82,65 @@ def drain_importance(session: Session, user_id: str, poignancy: int) -> int:
         .values(importance_trigger_curr=User.importance_trigger_curr - poignancy)
         .returning(User.importance_trigger_curr)
     )
+
+
+def user_nodes(session: Session, user_id: str, node_types: Sequence[str] = NODE_TYPES) -> list[MemoryNode]:
+    """Every node of the user of these types, in (conversation, created) order for the context signal."""
+    return list(
+        session.scalars(
+            select(MemoryNode)
+            .where(MemoryNode.user_id == user_id, MemoryNode.node_type.in_(node_types))
+            .order_by(MemoryNode.conversation_id, MemoryNode.created_at, MemoryNode.id)
+        )
+    )
+
+
+def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:
+    """The user's ``n`` most recent non-idle events and thoughts, newest first (the reflection's input)."""
+    return list(
+        session.scalars(
+            select(MemoryNode)
+            .where(
+                MemoryNode.user_id == user_id,
+                MemoryNode.node_type.in_(("event", "thought")),
+                MemoryNode.object != "idle",
+            )
+            .order_by(MemoryNode.created_at.desc(), MemoryNode.id.desc())
+            .limit(n)
+        )
+    )
+
+
+def retrieve(
+    session: Session,
+    user_id: str,
+    query_vec: np.ndarray,
+    query: str,
+    k: int,
+    now: datetime,
+    node_types: Sequence[str] = NODE_TYPES,
+    weights: RetrievalWeights = DEFAULT_WEIGHTS,
+) -> list[MemoryNode]:
+    """The user's ``k`` best memories for ``query`` (see ella.memory.retrieval), last access set to ``now``.
+
+    Loads the user's nodes and scores them all at once; expired thoughts are never returned.
+    """
+    nodes = user_nodes(session, user_id, node_types)
+    if not nodes:
+        return []
+    matrix = np.frombuffer(b"".join(n.embedding for n in nodes), dtype=np.float32).reshape(len(nodes), -1)
+    hours = np.array([(now - n.last_accessed_at).total_seconds() / 3600 for n in nodes], dtype=np.float64)
+    poignancy = np.array([n.poignancy for n in nodes], dtype=np.float64)
+    expired = np.array([n.expires_at is not None and n.expires_at <= now for n in nodes])
+    previous = np.array(
+        [
+            i - 1 if i and nodes[i - 1].conversation_id == n.conversation_id and n.conversation_id is not None else -1
+            for i, n in enumerate(nodes)
+        ]
+    )
+    bm25 = BM25Index(tokenize(n.description) for n in nodes)
+    scores = score_memories(query_vec, tokenize(query), matrix, bm25, hours, poignancy, expired, weights, previous)
+    chosen = [nodes[i] for i in top_k(scores, k)]
+    for node in chosen:
+        node.last_accessed_at = now
+    return chosen

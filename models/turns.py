@@ -100,3 +100,23 @@ def open_conversation_history(session: Session, user_id: str, limit: int = 40) -
         select(both.c.role, both.c.text).order_by(both.c.at.desc(), both.c.ord.desc()).limit(limit)
     ).all()
     return [(role, text) for role, text in reversed(rows)]
+
+
+def conversation_transcript(session: Session, conversation_id: int, user_id: str) -> list[str]:
+    """The conversation as ``"name: text"`` lines in order (the evidence of its chat node)."""
+    said = session.execute(
+        select(InboundMessage.sent_at, literal(0), InboundMessage.text).where(
+            InboundMessage.conversation_id == conversation_id
+        )
+    ).all()
+    answered = session.execute(
+        select(InboundMessage.sent_at, literal(1), OutboxRecord.text)
+        .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
+        .where(
+            OutboxRecord.conversation_id == conversation_id,
+            OutboxRecord.kind == "reply",
+            OutboxRecord.route == "generated",
+        )
+    ).all()
+    lines = sorted([(at, o, f"{user_id}: {t}" if o == 0 else f"Ella: {t}") for at, o, t in [*said, *answered]])
+    return [line for _, _, line in lines]

@@ -13,6 +13,7 @@ from models.conversation import close_due
 from workers.app import app
 from workers.db import session_scope
 from workers.reliability import ReliableTask
+from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,12 @@ def close_due_conversations(self: ReliableTask, max_chunks: int = 100) -> int:
     for _ in range(max_chunks):
         with session_scope() as session:
             closed = close_due(session, now, CHUNK)
+        for conversation_id in closed:  # after the commit: the memo and planning thoughts
+            app.send_task(
+                "ella.close_conversation",
+                kwargs={"conversation_id": conversation_id},
+                queue=get_settings().queue_cognition,
+            )
         total += len(closed)
         if len(closed) < CHUNK:
             break

@@ -145,12 +145,17 @@ def ingest(payload: IngestPayload, task_id: str | None, final_attempt: bool = Tr
                 task_id=task_id,
             )
             write_ledger(list(ledger), session)  # the reply's model calls, in the same commit
+            closed = list(session.info.get("closed_conversations", []))
     except IntegrityError:
         if stored_message(payload) is None:
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
         return publish_stored_reply(payload.message_id)  # the held ledger rows are written when the task ends
     ledger.clear()  # committed with the turn
+    for conversation_id in closed:
+        app.send_task(
+            "ella.close_conversation", kwargs={"conversation_id": conversation_id}, queue=get_settings().queue_cognition
+        )
     return publish(record)
 
 

@@ -365,7 +365,7 @@ def test_offline_provider_answers_at_flush(migrated_db, handler):
     report = batches.flush_pending(port)
     assert report.submitted == 2 and report.batches == [] and report.outcomes == {"applied": 2}
     assert handler.ids == Counter(["off-1", "off-2"])
-    assert all(r.value.memo.startswith("I talked with Sam") for _, r in handler.calls)
+    assert all(r.value.memo.startswith("talked with Sam") for _, r in handler.calls)
     assert {i.status for i in items().values()} == {"applied"}
     assert [(b.provider, b.status, b.provider_batch_id) for b in model_batches()] == [("offline", "ended", None)]
     assert not batches.poll(port).outcomes  # nothing in flight

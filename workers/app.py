@@ -26,6 +26,8 @@ def task_routes(settings: Settings) -> dict[str, dict[str, str]]:
         "ella.ingest_message": {"queue": settings.queue_inbound},
         "ella.close_due_conversations": {"queue": settings.queue_cognition},
         "ella.perceive": {"queue": settings.queue_cognition},
+        "ella.reflect": {"queue": settings.queue_cognition},
+        "ella.close_conversation": {"queue": settings.queue_cognition},
         "ella.resend_unanswered_messages": {"queue": settings.queue_inbound},
         "ella.flush_model_batches": {"queue": settings.queue_batch},
         "ella.poll_model_batches": {"queue": settings.queue_batch},

@@ -160,11 +160,7 @@ class Insight(BaseModel):
 
     @field_validator("evidence")
     @classmethod
-    def _in_range(cls, value: list[int], info: ValidationInfo) -> list[int]:
-        count = (info.context or {}).get("statement_count")
-        for index in value:
-            if index < 1 or (count is not None and index > count):
-                raise ValueError(f"evidence {index} is not a statement number (1..{count})")
+    def _distinct(cls, value: list[int]) -> list[int]:
         return sorted(set(value))
 
 
@@ -175,6 +171,28 @@ class Insights(KindOutput):
     tier: ClassVar[str] = "reflection"
     max_tokens: ClassVar[int] = 600
     insights: list[Insight] = Field(min_length=1, max_length=5)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_bad_citations(cls, data: Any, info: ValidationInfo) -> Any:
+        """A citation outside 1..statement_count is dropped, not the insight; an insight left with no
+        evidence is dropped; none left at all is an error (fed back for repair)."""
+        count = (info.context or {}).get("statement_count")
+        if count is None or not isinstance(data, dict) or not isinstance(data.get("insights"), list):
+            return data
+        kept = []
+        for item in data["insights"]:
+            if isinstance(item, dict) and isinstance(item.get("evidence"), list):
+                valid = [
+                    i for i in item["evidence"] if isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= count
+                ]
+                if valid:
+                    kept.append({**item, "evidence": valid})
+            else:
+                kept.append(item)  # malformed: let the schema say what is wrong
+        if not kept:
+            raise ValueError(f"no insight cites a statement number in 1..{count}")
+        return {**data, "insights": kept}
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Insights:
@@ -197,7 +215,7 @@ class Memo(KindOutput):
 
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> Memo:
-        return cls(memo="Sam was nervous about Thursday's interview; I should ask how the practice went.")
+        return cls(memo="talked with Sam about Thursday's interview; Sam was nervous but has practised.")
 
 
 class PlanningThought(KindOutput):
@@ -212,7 +230,7 @@ class PlanningThought(KindOutput):
 
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> PlanningThought:
-        return cls(plan="Ask Sam on Thursday evening how the interview went.")
+        return cls(plan="on Thursday evening, ask Sam how the interview went.")
 
 
 class Reply(KindOutput):

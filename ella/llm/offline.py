@@ -238,7 +238,7 @@ def memo(name: str, transcript: Sequence[str]) -> str:
     said = user_lines(transcript, name)
     topics = salient(said, 3, name)
     feelings = sorted({w for line in said for w in words(line) if FEELING_WEIGHTS.get(w, 0) >= 3})
-    text = f"I talked with {name} about {', '.join(topics) if topics else 'their day'}."
+    text = f"talked with {name} about {', '.join(topics) if topics else 'their day'}."
     if feelings:
         text += f" {name} mentioned feeling {' and '.join(feelings[:3])}."
     return text
@@ -253,9 +253,9 @@ def plan(name: str, transcript: Sequence[str]) -> str:
         events = [w for w in words(line) if EVENT_WEIGHTS.get(w, 0) >= 4]
         topic = events[-1] if events else (salient([line], 1, name) or ["plan"])[0]
         when = re.sub(r"^on\s+", "", FUTURE.search(line).group(0), flags=re.IGNORECASE)  # type: ignore[union-attr]
-        return f"After {when}, I should ask {name} how the {topic} went."
+        return f"after {when}, ask {name} how the {topic} went."
     topic = salient(said, 1, name)
-    return f"Next time, I'll check in with {name} about {topic[0] if topic else 'how they are doing'}."
+    return f"next time, check in with {name} about {topic[0] if topic else 'how they are doing'}."
 
 
 FACT_PATTERNS = [
