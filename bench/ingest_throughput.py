@@ -74,8 +74,9 @@ def run(kind: str, burst: int, paced: int, rate: float) -> dict[str, float]:
 
     settings = get_settings()
     db.upgrade()
+    # The inbound queue only, as deployed: the memory tasks each turn emits wait on the cognition queue.
     worker = WorkerProcess(
-        queues=list(settings.queues),
+        queues=[settings.queue_inbound],
         concurrency=2,
         log_path=VAR / "worker.log",
         env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": settings.effective_database_url},
@@ -126,6 +127,8 @@ def run(kind: str, burst: int, paced: int, rate: float) -> dict[str, float]:
     finally:
         worker.stop()
         drop()
+        # this run's leftovers: the unconsumed memory tasks and its stream
+        get_redis().delete(settings.queue_cognition, settings.outbox_stream)
 
 
 def main() -> None:

@@ -111,21 +111,15 @@ def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:
     )
 
 
-def retrieve(
-    session: Session,
-    user_id: str,
+def rank_nodes(
+    nodes: Sequence[MemoryNode],
     query_vec: np.ndarray,
     query: str,
     k: int,
     now: datetime,
-    node_types: Sequence[str] = NODE_TYPES,
     weights: RetrievalWeights = DEFAULT_WEIGHTS,
 ) -> list[MemoryNode]:
-    """The user's ``k`` best memories for ``query`` (see ella.memory.retrieval), last access set to ``now``.
-
-    Loads the user's nodes and scores them all at once; expired thoughts are never returned.
-    """
-    nodes = user_nodes(session, user_id, node_types)
+    """The ``k`` best of ``nodes`` (in user_nodes order) for ``query``; expired thoughts are never returned."""
     if not nodes:
         return []
     matrix = np.frombuffer(b"".join(n.embedding for n in nodes), dtype=np.float32).reshape(len(nodes), -1)
@@ -140,7 +134,36 @@ def retrieve(
     )
     bm25 = BM25Index(tokenize(n.description) for n in nodes)
     scores = score_memories(query_vec, tokenize(query), matrix, bm25, hours, poignancy, expired, weights, previous)
-    chosen = [nodes[i] for i in top_k(scores, k)]
+    return [nodes[i] for i in top_k(scores, k)]
+
+
+def retrieve(
+    session: Session,
+    user_id: str,
+    query_vec: np.ndarray,
+    query: str,
+    k: int,
+    now: datetime,
+    node_types: Sequence[str] = NODE_TYPES,
+    weights: RetrievalWeights = DEFAULT_WEIGHTS,
+) -> list[MemoryNode]:
+    """The user's ``k`` best memories for ``query`` (see ella.memory.retrieval), their last access set to ``now``.
+
+    Loads the user's nodes and scores them all at once, vectorised.
+    """
+    chosen = rank_nodes(user_nodes(session, user_id, node_types), query_vec, query, k, now, weights)
     for node in chosen:
         node.last_accessed_at = now
     return chosen
+
+
+def newest_thoughts(nodes: Sequence[MemoryNode], n: int, now: datetime) -> list[str]:
+    """The ``n`` newest unexpired thoughts among ``nodes``, newest first."""
+    live = [x for x in nodes if x.node_type == "thought" and (x.expires_at is None or x.expires_at > now)]
+    return [x.description for x in sorted(live, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]
+
+
+def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime) -> None:
+    """Set the last access of retrieved nodes (recency counts from the last time a memory was used)."""
+    if node_ids:
+        session.execute(update(MemoryNode).where(MemoryNode.id.in_(node_ids)).values(last_accessed_at=at))

@@ -14,7 +14,7 @@ Order of work, and why:
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import update
@@ -24,9 +24,11 @@ from ella.contract import IngestPayload, MalformedPayload, OutboxEntry, parse_in
 from ella.llm.kinds import Reply as ReplyOutput
 from ella.llm.types import PermanentModelError, TransientModelError
 from models.base import utcnow
+from models.memory import mark_accessed, newest_thoughts, rank_nodes, user_nodes
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.turns import Reply, find_message, open_conversation_history, reply_to, store_exchange
+from tasks.memory import embedder
 from workers import inbox
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
@@ -91,17 +93,38 @@ def publish_stored_reply(message_id: str) -> str | None:
     return record.stream_id if record.published_at is not None else publish(record)
 
 
-def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bool) -> Reply:
+MEMORIES_IN_REPLY = 8
+
+
+def compose_reply(
+    payload: IngestPayload, task_id: str | None, final_attempt: bool, retrieved: list[int], perceived: dict[str, Any]
+) -> Reply:
     """Ella's reply through the model port; the fallback text when the model fails for good.
 
     A transient model error propagates (the task retries) unless this is the last attempt. A fail-safe or a
     fallback goes out with route ``fallback``, so nothing downstream takes it for something Ella thought.
     """
-    with autocommit_scope() as session:
-        history = open_conversation_history(session, payload.user_id)
-    variables = {"name": payload.user_id, "message": payload.text, "memories": [], "recent_thoughts": "(none yet)"}
+    port = get_port()
+    now = datetime.now(UTC)
+    history: list[tuple[str, str]] = []
+    nodes: list[Any] = []
+    if port.provider.reads_context:  # the offline engine does not: skip the loading on its hot path
+        with autocommit_scope() as session:
+            history = open_conversation_history(session, payload.user_id)
+            nodes = user_nodes(session, payload.user_id)
+    memories = (
+        rank_nodes(nodes, embedder().embed([payload.text])[0], payload.text, MEMORIES_IN_REPLY, now) if nodes else []
+    )
+    thoughts = newest_thoughts(nodes, 3, now)
+    retrieved.extend(node.id for node in memories)  # their last access is set in the turn's transaction
+    variables = {
+        "name": payload.user_id,
+        "message": payload.text,
+        "memories": [node.description for node in memories],
+        "recent_thoughts": " ".join(thoughts) or "(none yet)",
+    }
     try:
-        result = get_port().call("reply", variables, user_id=payload.user_id, history=history)
+        result = port.call("reply", variables, user_id=payload.user_id, history=history)
     except PermanentModelError as exc:
         reason = f"model refused the live reply (not retried; the fallback was sent): {exc}"
     except TransientModelError as exc:
@@ -109,6 +132,8 @@ def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bo
             raise
         reason = f"model unavailable for the live reply after retries (the fallback was sent): {exc}"
     else:
+        if not result.failsafe:  # the turn's poignancy and triple, for its memory node (never a fail-safe's)
+            perceived.update(result.value.perception.model_dump())
         return Reply(text=result.value.reply, route="fallback" if result.failsafe else "generated")
     record_dead_letter("ella.ingest_message", task_id, reason, [], payload.model_dump(mode="json"))
     return Reply(text=ReplyOutput.failsafe({}).reply, route="fallback")
@@ -123,12 +148,15 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
     return found
 
 
-def ingest(payload: IngestPayload, task_id: str | None, final_attempt: bool = True) -> str | None:
+def ingest(
+    payload: IngestPayload, task_id: str | None, final_attempt: bool = True, perceived: dict[str, Any] | None = None
+) -> str | None:
     settings = get_settings()
     if stored_message(payload) is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
         return publish_stored_reply(payload.message_id)
-    reply = compose_reply(payload, task_id, final_attempt)
+    retrieved: list[int] = []
+    reply = compose_reply(payload, task_id, final_attempt, retrieved, perceived if perceived is not None else {})
     ledger = held_ledger_rows()
     try:
         with session_scope() as session:
@@ -145,6 +173,7 @@ def ingest(payload: IngestPayload, task_id: str | None, final_attempt: bool = Tr
                 task_id=task_id,
             )
             write_ledger(list(ledger), session)  # the reply's model calls, in the same commit
+            mark_accessed(session, retrieved, datetime.now(UTC))
             closed = list(session.info.get("closed_conversations", []))
     except IntegrityError:
         if stored_message(payload) is None:
@@ -172,16 +201,17 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
         payload = parse_ingest(args, kwargs, get_settings().max_message_chars)
         with user_scope(payload.user_id):
             final = (self.request.retries or 0) >= self.model_retries()
-            stream_id = ingest(payload, self.request.id, final)
+            perceived: dict[str, Any] = {}
+            stream_id = ingest(payload, self.request.id, final, perceived)
     except MalformedPayload:
         inbox.forget(get_redis(), kwargs.get("message_id"))  # dead-lettered: nothing to re-send
         raise
     inbox.forget(get_redis(), payload.message_id)
-    perceive_turn(payload)
+    perceive_turn(payload, perceived or None)
     return stream_id
 
 
-def perceive_turn(payload: IngestPayload) -> None:
+def perceive_turn(payload: IngestPayload, perception: dict[str, Any] | None) -> None:
     """Emit the turn to memory after its commit (also on a repeat delivery: perceive is idempotent per message)."""
     app.send_task(
         "ella.perceive",

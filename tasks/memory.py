@@ -18,7 +18,8 @@ import numpy as np
 from sqlalchemy import select
 
 from ella.embeddings import HashingEmbedder
-from models.memory import drain_importance, insert_node, recent_descriptions
+from ella.llm.kinds import Perception
+from models.memory import MemoryNode, drain_importance, insert_node, recent_descriptions
 from models.message import InboundMessage
 from workers.app import app
 from workers.db import session_scope
@@ -42,6 +43,17 @@ def embedder() -> CachedEmbedder:
     return _embedder
 
 
+def given_perception(perception: dict[str, Any] | None) -> Perception | None:
+    """A perception that came with the task, if it validates (a payload is never trusted blindly)."""
+    if not perception:
+        return None
+    try:
+        return Perception.model_validate(perception)
+    except ValueError:
+        log.warning("a perception that came with the task did not validate: a model call makes it")
+        return None
+
+
 def keywords(*parts: str) -> list[str]:
     return sorted({w.lower() for part in parts for w in re.findall(r"[A-Za-z][\w'-]{2,}", part)})[:20]
 
@@ -55,8 +67,13 @@ def perceive(
     created_at: str | None = None,
     source_message_id: str | None = None,
     conversation_id: int | None = None,
+    perception: dict[str, Any] | None = None,
 ) -> int | None:
-    """Store one observation (idempotent per source message); return the node id, or None if not stored."""
+    """Store one observation (idempotent per source message); return the node id, or None if not stored.
+
+    ``perception`` (poignancy and triple) comes with a user turn from the live reply's own call; without it,
+    or if it does not validate, one perception call makes it.
+    """
     if node_type not in DRAINS_TRIGGER:
         raise ValueError(f"unknown node type {node_type!r}")
     with user_scope(user_id):
@@ -69,9 +86,16 @@ def perceive(
             if description in recent_descriptions(session, user_id, node_type, REPEAT_WINDOW):
                 log.info("a repeat of a recent observation: not stored")
                 return None
+        dedupe_key = f"perceive:{source_message_id or self.request.id}"
+        with session_scope() as session:
+            if session.scalar(select(MemoryNode.id).where(MemoryNode.dedupe_key == dedupe_key)) is not None:
+                return None  # a redelivery: stored before, and no model call to repeat
+        given = given_perception(perception)
         if IDLE.search(description):
             # The reference's rule: an idle observation is as mundane as it gets; no model call for it.
             score, triple = 1, (user_id, "is", "idle")
+        elif given is not None:
+            score, triple = given.score, (given.subject, given.predicate, given.object)
         else:
             result = get_port().call("perception", {"name": user_id, "event": description}, user_id=user_id)
             if result.failsafe:
@@ -98,7 +122,7 @@ def perceive(
             "source_message_id": source_message_id,
             "conversation_id": conversation_id,
             "expires_at": None if node_type != "thought" else at + timedelta(days=30),
-            "dedupe_key": f"perceive:{source_message_id or self.request.id}",
+            "dedupe_key": dedupe_key,
         }
         remaining = None
         with session_scope() as session:
@@ -126,13 +150,17 @@ def thought_row(
     at: datetime,
     dedupe_key: str,
     conversation_id: int | None = None,
+    perception: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """A thought node's columns, its triple and poignancy from one perception call; None on a fail-safe."""
-    result = get_port().call("perception", {"name": user_id, "event": description}, user_id=user_id)
-    if result.failsafe:
-        log.warning("perception of a thought failed (%s): not stored", result.error[:200])
-        return None
-    value = result.value
+    """A thought node's columns; triple and poignancy as given, else from one perception call (None on a
+    fail-safe)."""
+    value = given_perception(perception)
+    if value is None:
+        result = get_port().call("perception", {"name": user_id, "event": description}, user_id=user_id)
+        if result.failsafe:
+            log.warning("perception of a thought failed (%s): not stored", result.error[:200])
+            return None
+        value = result.value
     vector = np.asarray(embedder().embed([description])[0], dtype=np.float32)
     return {
         "user_id": user_id,
@@ -227,6 +255,7 @@ def _reflect(user_id: str, run_id: str) -> int:
                 1 + max(depth for _, _, depth in cited),
                 now,
                 f"reflect:{run_id}:{f_index}:{i_index}",
+                perception=insight.perception.model_dump(),  # asked for with the insight: no extra call
             )
             if row is not None:
                 rows.append(row)

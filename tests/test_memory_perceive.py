@@ -92,6 +92,7 @@ def test_a_redelivered_perceive_stores_one_node_and_drains_once(migrated_db):
 
 class Garbage:
     name = "garbage"
+    reads_context = True
 
     def complete(self, request: CompletionRequest) -> Completion:
         return Completion(text="TOKEN LIMIT EXCEEDED", model="garbage", usage=Usage())
@@ -119,3 +120,20 @@ def test_concurrent_drains_lose_no_decrement(migrated_db):
         for future in [pool.submit(drain) for _ in range(8)]:
             future.result()  # re-raises a thread's error here
     assert trigger("race") == 150 - 8 * 5 * 3
+
+
+def test_a_perception_that_comes_with_the_turn_costs_no_model_call_and_a_bad_one_is_not_trusted(migrated_db):
+    make_user("given")
+    before = model_calls()
+    good = {"score": 7, "subject": "given", "predicate": "lost", "object": "their job"}
+    perceive_now(user_id="given", description="I lost my job today", source_message_id="g-1", perception=good)
+    node = nodes("given")[0]
+    assert (node.poignancy, node.subject, node.predicate, node.object) == (7, "given", "lost", "their job")
+    assert model_calls() == before
+    perceive_now(
+        user_id="given",
+        description="I found a new flat",
+        source_message_id="g-2",
+        perception={"score": 99, "subject": "x"},
+    )
+    assert model_calls() == before + 1 and 1 <= nodes("given")[1].poignancy <= 10

@@ -48,12 +48,19 @@ def thoughts(user: str) -> list[MemoryNode]:
     return [n for n in nodes(user) if n.node_type == "thought"]
 
 
+PERCEIVED = {"score": 4, "subject": "Sam", "predicate": "is", "object": "nervous"}
+
+
+def insight(text: str, evidence: list[int]) -> dict:
+    return {"text": text, "evidence": evidence, "perception": PERCEIVED}
+
+
 def test_a_bad_citation_is_dropped_not_the_insight():
-    raw = '{"insights": [{"text": "A", "evidence": [1, 9]}, {"text": "B", "evidence": [7]}]}'
+    raw = json.dumps({"insights": [insight("A", [1, 9]), insight("B", [7])]})
     out = parse_output("insights", raw, {"statement_count": 2})
     assert [(i.text, i.evidence) for i in out.insights] == [("A", [1])]
     with pytest.raises(OutputError, match="no insight cites"):
-        parse_output("insights", '{"insights": [{"text": "B", "evidence": [0, 3]}]}', {"statement_count": 2})
+        parse_output("insights", json.dumps({"insights": [insight("B", [0, 3])]}), {"statement_count": 2})
 
 
 def test_reflection_writes_thoughts_that_cite_real_nodes_and_resets_the_counter(migrated_db):
@@ -137,3 +144,17 @@ def test_a_poignant_conversation_leads_to_a_reflection_through_a_real_worker(sta
     assert all(set(json.loads(t.evidence)) <= ids for t in got)
     with session_scope() as s:
         assert s.scalar(select(User.importance_trigger_curr).where(User.id == user)) > 0  # reset after reflecting
+
+
+def test_memory_show_prints_the_counter_nodes_and_thought_evidence(migrated_db):
+    from typer.testing import CliRunner
+
+    from workers.cli import cli
+
+    seed("shown")
+    reflect_now("shown")
+    result = CliRunner().invoke(cli, ["memory", "show", "shown", "--limit", "50"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "importance counter: 10 of 10" in result.output
+    assert "thought " in result.output and "<- " in result.output
+    assert CliRunner().invoke(cli, ["memory", "show", "nobody"]).exit_code == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -88,10 +89,11 @@ def test_a_persistent_failure_returns_the_flagged_failsafe(fake):
 
 
 def test_evidence_outside_the_statements_shown_is_refused_and_repaired(fake):
+    perceived = {"score": 4, "subject": "Sam", "predicate": "is", "object": "nervous"}
     answers = iter(
         [
-            '{"insights": [{"text": "Sam is nervous", "evidence": [0, 3]}]}',
-            '{"insights": [{"text": "Sam is nervous", "evidence": [1, 2]}]}',
+            json.dumps({"insights": [{"text": "Sam is nervous", "evidence": [0, 3], "perception": perceived}]}),
+            json.dumps({"insights": [{"text": "Sam is nervous", "evidence": [1, 2], "perception": perceived}]}),
         ]
     )
     fake.responder = lambda body: next(answers)

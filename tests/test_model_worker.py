@@ -39,8 +39,13 @@ def reply_to(message_id: str) -> OutboxRecord | None:
 
 
 def calls() -> list[ModelCall]:
+    """The live reply's calls in the ledger (the worker also perceives each turn, with calls of its own)."""
     with session_scope() as s:
-        return list(s.scalars(select(ModelCall).order_by(ModelCall.id)))
+        return list(s.scalars(select(ModelCall).where(ModelCall.kind == "reply").order_by(ModelCall.id)))
+
+
+def reply_requests(fake: FakeAnthropic) -> list[dict]:
+    return [r for r in fake.message_requests if '<task kind="reply">' in r["body"]["system"][1]["text"]]
 
 
 def send(text: str = "I have a job interview on Thursday") -> str:
@@ -58,7 +63,7 @@ def test_a_429_becomes_a_celery_retry_after_the_retry_after_delay(start_worker, 
     ledger = calls()
     assert [c.outcome for c in ledger] == ["transient_error", "ok"]
     assert (ledger[1].created_at - ledger[0].created_at).total_seconds() >= 2.0
-    assert len(fake.message_requests) == 2
+    assert len(reply_requests(fake)) == 2
 
 
 def test_a_529_is_retried_by_celery_and_then_answered(start_worker, fake):
@@ -76,7 +81,7 @@ def test_a_400_is_not_retried_it_is_dead_lettered_and_the_user_gets_the_fallback
     mid = send()
     record = wait_for(lambda: reply_to(mid), 60, what="the fallback reply")
     assert record.route == "fallback"
-    assert len(fake.message_requests) == 1
+    assert len(reply_requests(fake)) == 1
     with session_scope() as s:
         letter = s.scalars(select(DeadLetter)).one()
     assert "model refused the live reply" in letter.reason and "400" in letter.reason
@@ -101,3 +106,22 @@ def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
     wait_for(lambda: all(reply_to(m) for m in ids), 90, what="12 replies")
     assert fake.max_in_flight == 2
     assert all(reply_to(m).route == "generated" for m in ids)
+
+
+def test_the_reply_prompt_carries_retrieved_memories_and_marks_them_accessed(start_worker, fake):
+    from models import MemoryNode
+
+    start_worker(env=claude_env(fake))
+    first = send("My dog Biscuit hurt his paw at the beach")
+    wait_for(lambda: reply_to(first), 60)
+
+    def node():
+        with session_scope() as s:
+            return s.scalars(select(MemoryNode).where(MemoryNode.source_message_id == first)).one_or_none()
+
+    before = wait_for(node, 60, what="the first turn in memory").last_accessed_at
+    second = send("How is Biscuit's paw going to heal?")
+    wait_for(lambda: reply_to(second), 60)
+    volatile = reply_requests(fake)[-1]["body"]["messages"][-1]["content"][0]["text"]
+    assert "My dog Biscuit hurt his paw at the beach" in volatile
+    assert node().last_accessed_at > before

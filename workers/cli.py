@@ -195,6 +195,60 @@ def eval_locomo(
     typer.echo(json.dumps(summary))
 
 
+memory_cli = typer.Typer(help="Ella's memory stream.", no_args_is_help=True)
+cli.add_typer(memory_cli, name="memory")
+
+
+@memory_cli.command("show")
+def memory_show(user: str = typer.Argument(..., help="User id."), limit: int = typer.Option(20, help="Nodes.")) -> None:
+    """Recent nodes, thoughts with their evidence, and the importance counter of one user."""
+    import json as _json
+
+    from rich.table import Column, Table
+    from sqlalchemy import select
+
+    from models import MemoryNode, User
+    from workers import db
+
+    console = Console()
+    with db.autocommit_scope() as session:
+        row = session.get(User, user)
+        if row is None:
+            typer.echo(f"no user {user!r}", err=True)
+            raise typer.Exit(1)
+        recent = list(
+            session.scalars(
+                select(MemoryNode)
+                .where(MemoryNode.user_id == user)
+                .order_by(MemoryNode.created_at.desc(), MemoryNode.id.desc())
+                .limit(limit)
+            )
+        )
+        cited_ids = {
+            i for n in recent if n.node_type == "thought" for i in _json.loads(n.evidence) if isinstance(i, int)
+        }
+        cited = {n.id: n.description for n in session.scalars(select(MemoryNode).where(MemoryNode.id.in_(cited_ids)))}
+    console.print(
+        f"importance counter: {row.importance_trigger_curr} of {row.importance_trigger_max} "
+        "(Ella reflects when it reaches 0)"
+    )
+    table = Table("id", "type", Column("created", no_wrap=True), "poig.", "depth", "description")
+    for n in recent:
+        table.add_row(
+            str(n.id),
+            n.node_type,
+            n.created_at.strftime("%Y-%m-%d %H:%M"),
+            str(n.poignancy),
+            str(n.depth),
+            n.description[:120],
+        )
+    console.print(table)
+    for n in (n for n in recent if n.node_type == "thought"):
+        console.print(f"[bold]thought {n.id}[/]: {n.description}")
+        for i in _json.loads(n.evidence):
+            console.print(f"   <- {i}: {cited.get(i, i)}" if isinstance(i, int) else f"   <- {i}")
+
+
 def main() -> None:
     try:
         cli()

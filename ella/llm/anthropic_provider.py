@@ -94,6 +94,7 @@ class BatchResult:
 
 class AnthropicProvider:
     name = "anthropic"
+    reads_context = True
 
     def __init__(self, api_key: str, base_url: str | None, timeout: float, max_retries: int) -> None:
         self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)

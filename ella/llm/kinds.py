@@ -153,10 +153,22 @@ class FocalPoints(KindOutput):
         return cls(questions=["How does Sam feel about the interview?", "Who supports Sam?"])
 
 
+class Perceived(BaseModel):
+    """Poignancy and triple of a statement, asked for in the same call that produces the statement (a reply's
+    user turn, an insight), so storing it as a memory costs no extra model call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    score: int = Field(ge=1, le=10)
+    subject: CleanStr(80)
+    predicate: CleanStr(80)
+    object: CleanStr(160)
+
+
 class Insight(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     text: CleanStr(300)
     evidence: list[int] = Field(min_length=1, max_length=10)
+    perception: Perceived
 
     @field_validator("evidence")
     @classmethod
@@ -196,11 +208,36 @@ class Insights(KindOutput):
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Insights:
-        return cls.model_validate({"insights": [{"text": "(no insight)", "evidence": [1]}]})
+        return cls.model_validate(
+            {
+                "insights": [
+                    {
+                        "text": "(no insight)",
+                        "evidence": [1],
+                        "perception": {"score": 1, "subject": "Ella", "predicate": "has", "object": "no insight"},
+                    }
+                ]
+            }
+        )
 
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> Insights:
-        return cls.model_validate({"insights": [{"text": "Sam is anxious but prepared", "evidence": [1]}]})
+        return cls.model_validate(
+            {
+                "insights": [
+                    {
+                        "text": "Sam is anxious but prepared",
+                        "evidence": [1, 2],
+                        "perception": {
+                            "score": 5,
+                            "subject": "Sam",
+                            "predicate": "is",
+                            "object": "anxious but prepared",
+                        },
+                    }
+                ]
+            }
+        )
 
 
 class Memo(KindOutput):
@@ -238,14 +275,21 @@ class Reply(KindOutput):
     tier: ClassVar[str] = "live_reply"
     max_tokens: ClassVar[int] = 500
     reply: CleanStr(2000)
+    perception: Perceived  # of the user's message: their memory of this turn needs no call of its own
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Reply:
-        return cls(reply="I'm sorry, my thoughts got tangled for a moment. Could you say that again?")
+        return cls(
+            reply="I'm sorry, my thoughts got tangled for a moment. Could you say that again?",
+            perception=Perceived(score=1, subject="user", predicate="said", object="something"),
+        )
 
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> Reply:
-        return cls(reply="That sounds like a big week. How are you feeling about it?")
+        return cls(
+            reply="That sounds like a big week. How are you feeling about it?",
+            perception=Perceived(score=6, subject="Sam", predicate="has", object="a job interview on Thursday"),
+        )
 
 
 class ExtractedFact(BaseModel):

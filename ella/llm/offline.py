@@ -195,6 +195,10 @@ def triple(name: str, event: str) -> dict[str, str]:
     return {"subject": name, "predicate": "said", "object": text[:160] or "something"}
 
 
+def perceived(name: str, text: str) -> dict[str, Any]:
+    return {"score": poignancy_score(text), **triple(name, text)}
+
+
 def salient(statements: Sequence[str], n: int, name: str = "") -> list[str]:
     """The n most salient topics: content words weighted by how often and how poignantly they come up."""
     weight: Counter[str] = Counter()
@@ -222,10 +226,12 @@ def insights(name: str, focal_point: str, statements: Sequence[str]) -> list[dic
             continue
         feelings = sorted({w for i in cited for w in words(statements[i - 1]) if w in FEELING_WEIGHTS})
         mood = f", and it comes with feeling {' and '.join(feelings[:2])}" if feelings else ""
-        out.append({"text": f"{name} keeps coming back to {topic}{mood}", "evidence": cited[:10]})
+        text = f"{name} keeps coming back to {topic}{mood}"
+        out.append({"text": text, "evidence": cited[:10], "perception": perceived(name, text)})
     if not out and statements:
         top = max(range(len(statements)), key=lambda i: poignancy_score(statements[i]))
-        out.append({"text": f"What stands out for {name} is: {statements[top][:200]}", "evidence": [top + 1]})
+        text = f"What stands out for {name} is: {statements[top][:200]}"
+        out.append({"text": text, "evidence": [top + 1], "perception": perceived(name, text)})
     return out
 
 
@@ -314,6 +320,8 @@ class OfflineProvider:
     """Answers every kind by the rules above; token counts are estimates (characters / 4), cost nothing."""
 
     name = "offline"
+    # Its rules read the template's variables of the turn only: history and memories would be loaded for nothing.
+    reads_context = False
 
     def complete(self, request: CompletionRequest) -> Completion:
         v = request.variables
@@ -335,7 +343,11 @@ class OfflineProvider:
         elif kind == "planning_thought":
             out = {"plan": plan(name, list(v.get("transcript", [])))}
         elif kind == "reply":
-            out = {"reply": plain_reply(str(v.get("message", "")))}
+            message = str(v.get("message", ""))
+            out = {
+                "reply": plain_reply(message),
+                "perception": {"score": poignancy_score(message), **triple(name, message)},
+            }
         elif kind == "fact_extraction":
             out = {"facts": facts(str(v.get("message", "")))}
         elif kind == "contested_verdict":

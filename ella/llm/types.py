@@ -90,5 +90,6 @@ class PermanentModelError(ModelError):
 
 class Provider(Protocol):
     name: str
+    reads_context: bool  # False: history, memories and thoughts in the prompt change nothing (offline engine)
 
     def complete(self, request: CompletionRequest) -> Completion: ...
