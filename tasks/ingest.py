@@ -221,6 +221,7 @@ def perceive_turn(payload: IngestPayload, perception: dict[str, Any] | None) -> 
             "node_type": "event",
             "created_at": payload.sent_at.isoformat(),
             "source_message_id": payload.message_id,
+            "perception": perception,
         },
         queue=get_settings().queue_cognition,
         kwargsrepr=repr({"user_id": payload.user_id, "source_message_id": payload.message_id}),

@@ -328,6 +328,7 @@ def close_conversation(self: ReliableTask, conversation_id: int) -> int:
                     closed_at,
                     f"memo:{conversation_id}",
                     conversation_id,
+                    perception=memo.value.perception.model_dump(),  # asked for with it: no extra call
                 )
             )
         if not plan.failsafe:
@@ -340,6 +341,7 @@ def close_conversation(self: ReliableTask, conversation_id: int) -> int:
                     closed_at,
                     f"plan:{conversation_id}",
                     conversation_id,
+                    perception=plan.value.perception.model_dump(),  # asked for with it: no extra call
                 )
             )
         with session_scope() as session:

@@ -245,14 +245,18 @@ class Memo(KindOutput):
     tier: ClassVar[str] = "reflection"
     max_tokens: ClassVar[int] = 300
     memo: CleanStr(800)
+    perception: Perceived  # of the memo itself, so the thought costs no extra call
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Memo:
-        return cls(memo="(no memo)")
+        return cls(memo="(no memo)", perception=Perceived(score=1, subject="Ella", predicate="has", object="no memo"))
 
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> Memo:
-        return cls(memo="talked with Sam about Thursday's interview; Sam was nervous but has practised.")
+        return cls(
+            memo="talked with Sam about Thursday's interview; Sam was nervous but has practised.",
+            perception=Perceived(score=5, subject="Sam", predicate="was", object="nervous about the interview"),
+        )
 
 
 class PlanningThought(KindOutput):
@@ -260,14 +264,18 @@ class PlanningThought(KindOutput):
     tier: ClassVar[str] = "reflection"
     max_tokens: ClassVar[int] = 200
     plan: CleanStr(500)
+    perception: Perceived  # of the plan itself, so the thought costs no extra call
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> PlanningThought:
-        return cls(plan="(no plan)")
+        return cls(plan="(no plan)", perception=Perceived(score=1, subject="Ella", predicate="has", object="no plan"))
 
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> PlanningThought:
-        return cls(plan="on Thursday evening, ask Sam how the interview went.")
+        return cls(
+            plan="on Thursday evening, ask Sam how the interview went.",
+            perception=Perceived(score=4, subject="Ella", predicate="will ask", object="Sam about the interview"),
+        )
 
 
 class Reply(KindOutput):

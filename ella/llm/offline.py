@@ -339,9 +339,11 @@ class OfflineProvider:
         elif kind == "insights":
             out = {"insights": insights(name, str(v.get("focal_point", "")), list(v.get("statements", [])))}
         elif kind == "memo":
-            out = {"memo": memo(name, list(v.get("transcript", [])))}
+            text = memo(name, list(v.get("transcript", [])))
+            out = {"memo": text, "perception": perceived(name, f"Ella {text}")}
         elif kind == "planning_thought":
-            out = {"plan": plan(name, list(v.get("transcript", [])))}
+            text = plan(name, list(v.get("transcript", [])))
+            out = {"plan": text, "perception": perceived(name, text)}
         elif kind == "reply":
             message = str(v.get("message", ""))
             out = {
