@@ -113,7 +113,16 @@ def compose_reply(
             history = open_conversation_history(session, payload.user_id)
             nodes = user_nodes(session, payload.user_id)
     memories = (
-        rank_nodes(nodes, embedder().embed([payload.text])[0], payload.text, MEMORIES_IN_REPLY, now) if nodes else []
+        rank_nodes(
+            nodes,
+            embedder().embed([payload.text])[0],
+            payload.text,
+            MEMORIES_IN_REPLY,
+            now,
+            get_settings().retrieval_weights,
+        )
+        if nodes
+        else []
     )
     thoughts = newest_thoughts(nodes, 3, now)
     retrieved.extend(node.id for node in memories)  # their last access is set in the turn's transaction

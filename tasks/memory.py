@@ -27,6 +27,7 @@ from workers.embedding_cache import CachedEmbedder
 from workers.llm import get_port
 from workers.logs import user_scope
 from workers.reliability import ReliableTask
+from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -233,7 +234,16 @@ def _reflect(user_id: str, run_id: str) -> int:
     for f_index, question in enumerate(focal.value.questions[:FOCAL_POINTS]):
         vector = np.asarray(embedder().embed([question])[0], dtype=np.float32)
         with session_scope() as session:
-            found = retrieve(session, user_id, vector, question, RETRIEVE_PER_FOCAL, now, ("event", "thought"))
+            found = retrieve(
+                session,
+                user_id,
+                vector,
+                question,
+                RETRIEVE_PER_FOCAL,
+                now,
+                ("event", "thought"),
+                get_settings().retrieval_weights,
+            )
             statements = [(n.id, n.description, n.depth) for n in found]
         if not statements:
             continue

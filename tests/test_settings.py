@@ -243,3 +243,13 @@ def test_ella_worker_consumes_every_queue_unless_told_otherwise(monkeypatch, fre
     assert CliRunner().invoke(cli, ["worker", "-Q", "inbound"]).exit_code == 0
     queues = ",".join(get_settings().queues)
     assert started == [["worker", "-Q", queues, "-c", "1"], ["worker", "-Q", "inbound"]]
+
+
+def test_retrieval_weights_default_to_the_documented_ones_and_are_configurable(monkeypatch) -> None:
+    from ella.memory.retrieval import DEFAULT_WEIGHTS
+
+    assert Settings().retrieval_weights == DEFAULT_WEIGHTS
+    monkeypatch.setenv("ELLA_RETRIEVAL_W_RECENCY", "0")
+    monkeypatch.setenv("ELLA_RETRIEVAL_DECAY_PER_HOUR", "0.9")
+    weights = Settings().retrieval_weights
+    assert (weights.w_recency, weights.decay, weights.w_relevance) == (0.0, 0.9, DEFAULT_WEIGHTS.w_relevance)

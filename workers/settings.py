@@ -55,6 +55,13 @@ class Settings(BaseSettings):
     default_do_not_disturb: str = Field("22:00-08:00", description="Local window with no notifications.")
     importance_trigger_max: int = Field(150, ge=1, description="Poignancy budget before Ella reflects.")
 
+    # Memory retrieval (ella.memory.retrieval.RetrievalWeights documents each default and what it costs).
+    retrieval_w_relevance: float = Field(3.0, ge=0)
+    retrieval_w_recency: float = Field(0.5, ge=0)
+    retrieval_w_importance: float = Field(1.0, ge=0)
+    retrieval_decay_per_hour: float = Field(0.99, gt=0, le=1, description="recency = decay ** hours since access")
+    retrieval_fuse: float = Field(0.3, ge=0, le=1, description="share of embedding cosine (vs BM25) in relevance")
+
     max_message_chars: int = Field(16_000, ge=1, description="Longer user texts are dead-lettered.")
 
     visibility_timeout_s: int = Field(3600, ge=5, description="Broker redelivers an unacked task after this.")
@@ -160,6 +167,19 @@ class Settings(BaseSettings):
                 f"need task_time_limit_s ({self.task_time_limit_s}) > llm_timeout_s ({self.llm_timeout_s})"
             )
         return self
+
+    @property
+    def retrieval_weights(self) -> Any:
+        """The configured RetrievalWeights (the rest of its fields keep their documented defaults)."""
+        from ella.memory.retrieval import RetrievalWeights
+
+        return RetrievalWeights(
+            w_relevance=self.retrieval_w_relevance,
+            w_recency=self.retrieval_w_recency,
+            w_importance=self.retrieval_w_importance,
+            decay=self.retrieval_decay_per_hour,
+            fuse=self.retrieval_fuse,
+        )
 
     @property
     def model_tiers(self) -> dict[str, str]:
