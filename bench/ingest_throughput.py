@@ -17,19 +17,16 @@ import os
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-RUN = uuid.uuid4().hex[:8]
-VAR = Path(tempfile.mkdtemp(prefix=f"ella-bench-{RUN}-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
-from tests.support.scratch import create_database, isolate_environment  # noqa: E402
+from tests.support.scratch import create_database, scratch_run
 
-isolate_environment(f"b{RUN}", VAR)
+RUN, VAR = scratch_run("bench")
 
 from workers.settings import get_settings  # noqa: E402
 

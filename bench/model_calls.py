@@ -12,22 +12,16 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
-import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-RUN = uuid.uuid4().hex[:8]
-VAR = Path(tempfile.mkdtemp(prefix=f"ella-bench-{RUN}-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
-from tests.support.scratch import create_database, isolate_environment  # noqa: E402
+from tests.support.scratch import create_database, scratch_run
 
-isolate_environment(f"b{RUN}", VAR)
-for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-    os.environ.pop(name, None)
+RUN, VAR = scratch_run("bench")
 
 from workers.settings import get_settings  # noqa: E402
 

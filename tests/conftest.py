@@ -8,20 +8,15 @@ seconds, not an hour), and a scratch ``var`` directory.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.support.scratch import create_database, isolate_environment
+from tests.support.scratch import create_database, scratch_run
 
-RUN = uuid.uuid4().hex[:8]
-VAR = Path(tempfile.mkdtemp(prefix=f"ella-test-{RUN}-"))
-
-isolate_environment(f"t{RUN}", VAR)
+RUN, VAR = scratch_run("test")
 # Short timeouts, so that redelivery after a kill, restores and re-sends take seconds, not an hour.
 os.environ.update(
     {
@@ -37,9 +32,6 @@ os.environ.update(
         "ELLA_LOG_JSON": "true",
     }
 )
-# The offline engine unless a test points a worker at the loopback Anthropic server itself.
-for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ELLA_ANTHROPIC_API_KEY", "ELLA_ANTHROPIC_BASE_URL"):
-    os.environ.pop(_name, None)
 
 BACKENDS = [b.strip() for b in os.environ.get("ELLA_TEST_DATABASES", "sqlite,postgresql").split(",") if b.strip()]
 

