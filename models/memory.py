@@ -137,26 +137,6 @@ def rank_nodes(
     return [nodes[i] for i in top_k(scores, k)]
 
 
-def retrieve(
-    session: Session,
-    user_id: str,
-    query_vec: np.ndarray,
-    query: str,
-    k: int,
-    now: datetime,
-    node_types: Sequence[str] = NODE_TYPES,
-    weights: RetrievalWeights = DEFAULT_WEIGHTS,
-) -> list[MemoryNode]:
-    """The user's ``k`` best memories for ``query`` (see ella.memory.retrieval), their last access set to ``now``.
-
-    Loads the user's nodes and scores them all at once, vectorised.
-    """
-    chosen = rank_nodes(user_nodes(session, user_id, node_types), query_vec, query, k, now, weights)
-    for node in chosen:
-        node.last_accessed_at = now
-    return chosen
-
-
 def newest_thoughts(nodes: Sequence[MemoryNode], n: int, now: datetime) -> list[str]:
     """The ``n`` newest unexpired thoughts among ``nodes``, newest first."""
     live = [x for x in nodes if x.node_type == "thought" and (x.expires_at is None or x.expires_at > now)]

@@ -77,25 +77,33 @@ def store_exchange(
     return record
 
 
+def _turns(conversation: Any, generated_only: bool) -> Any:
+    """The conversation's turns as one subquery (at, ord, role, text): each reply sorts right after the message
+    it answers, by that message's ``sent_at`` (the gateway's clock)."""
+    said = select(
+        InboundMessage.sent_at.label("at"), literal(0).label("ord"), literal("user").label("role"), InboundMessage.text
+    ).where(InboundMessage.conversation_id == conversation)
+    answered = (
+        select(InboundMessage.sent_at, literal(1), literal("assistant"), OutboxRecord.text)
+        .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
+        .where(OutboxRecord.conversation_id == conversation, OutboxRecord.kind == "reply")
+    )
+    if generated_only:
+        answered = answered.where(OutboxRecord.route == "generated")
+    return union_all(said, answered).subquery()
+
+
 def open_conversation_history(session: Session, user_id: str, limit: int = 40) -> list[tuple[str, str]]:
     """The last ``limit`` turns of the user's open conversation, oldest first, as (role, text); one query.
 
-    A reply sorts right after the message it answers (by that message's ``sent_at``, the gateway's clock).
+    Fallback replies stay in: the user saw them, so the model should too.
     """
     conv = (
         select(Conversation.id)
         .where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
         .scalar_subquery()
     )
-    said = select(
-        InboundMessage.sent_at.label("at"), literal(0).label("ord"), literal("user").label("role"), InboundMessage.text
-    ).where(InboundMessage.conversation_id == conv)
-    answered = (
-        select(InboundMessage.sent_at, literal(1), literal("assistant"), OutboxRecord.text)
-        .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
-        .where(OutboxRecord.conversation_id == conv, OutboxRecord.kind == "reply")
-    )
-    both = union_all(said, answered).subquery()
+    both = _turns(conv, generated_only=False)
     rows = session.execute(
         select(both.c.role, both.c.text).order_by(both.c.at.desc(), both.c.ord.desc()).limit(limit)
     ).all()
@@ -103,20 +111,8 @@ def open_conversation_history(session: Session, user_id: str, limit: int = 40) -
 
 
 def conversation_transcript(session: Session, conversation_id: int, user_id: str) -> list[str]:
-    """The conversation as ``"name: text"`` lines in order (the evidence of its chat node)."""
-    said = session.execute(
-        select(InboundMessage.sent_at, literal(0), InboundMessage.text).where(
-            InboundMessage.conversation_id == conversation_id
-        )
-    ).all()
-    answered = session.execute(
-        select(InboundMessage.sent_at, literal(1), OutboxRecord.text)
-        .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
-        .where(
-            OutboxRecord.conversation_id == conversation_id,
-            OutboxRecord.kind == "reply",
-            OutboxRecord.route == "generated",
-        )
-    ).all()
-    lines = sorted([(at, o, f"{user_id}: {t}" if o == 0 else f"Ella: {t}") for at, o, t in [*said, *answered]])
-    return [line for _, _, line in lines]
+    """The conversation as ``"name: text"`` lines in order (the evidence of its chat node). Only Ella's
+    generated replies: a fallback is not something she thought."""
+    both = _turns(conversation_id, generated_only=True)
+    rows = session.execute(select(both.c.role, both.c.text).order_by(both.c.at, both.c.ord)).all()
+    return [f"{user_id}: {text}" if role == "user" else f"Ella: {text}" for role, text in rows]

@@ -14,6 +14,7 @@ Order of work, and why:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -96,9 +97,17 @@ def publish_stored_reply(message_id: str) -> str | None:
 MEMORIES_IN_REPLY = 8
 
 
-def compose_reply(
-    payload: IngestPayload, task_id: str | None, final_attempt: bool, retrieved: list[int], perceived: dict[str, Any]
-) -> Reply:
+@dataclass(frozen=True)
+class Composed:
+    """A reply, the memories it drew on (their last access is set with the turn), and the turn's perception
+    from the same call (None when the reply is a fallback: a fail-safe is never a memory)."""
+
+    reply: Reply
+    memory_ids: list[int]
+    perception: dict[str, Any] | None
+
+
+def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bool) -> Composed:
     """Ella's reply through the model port; the fallback text when the model fails for good.
 
     A transient model error propagates (the task retries) unless this is the last attempt. A fail-safe or a
@@ -125,7 +134,7 @@ def compose_reply(
         else []
     )
     thoughts = newest_thoughts(nodes, 3, now)
-    retrieved.extend(node.id for node in memories)  # their last access is set in the turn's transaction
+    memory_ids = [node.id for node in memories]
     variables = {
         "name": payload.user_id,
         "message": payload.text,
@@ -141,11 +150,11 @@ def compose_reply(
             raise
         reason = f"model unavailable for the live reply after retries (the fallback was sent): {exc}"
     else:
-        if not result.failsafe:  # the turn's poignancy and triple, for its memory node (never a fail-safe's)
-            perceived.update(result.value.perception.model_dump())
-        return Reply(text=result.value.reply, route="fallback" if result.failsafe else "generated")
+        if result.failsafe:
+            return Composed(Reply(text=result.value.reply, route="fallback"), memory_ids, None)
+        return Composed(Reply(text=result.value.reply), memory_ids, result.value.perception.model_dump())
     record_dead_letter("ella.ingest_message", task_id, reason, [], payload.model_dump(mode="json"))
-    return Reply(text=ReplyOutput.failsafe({}).reply, route="fallback")
+    return Composed(Reply(text=ReplyOutput.failsafe({}).reply, route="fallback"), memory_ids, None)
 
 
 def stored_message(payload: IngestPayload) -> InboundMessage | None:
@@ -158,14 +167,14 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
 
 
 def ingest(
-    payload: IngestPayload, task_id: str | None, final_attempt: bool = True, perceived: dict[str, Any] | None = None
-) -> str | None:
+    payload: IngestPayload, task_id: str | None, final_attempt: bool = True
+) -> tuple[str | None, dict[str, Any] | None]:
+    """(the reply's stream id, the turn's perception if this delivery produced one)."""
     settings = get_settings()
     if stored_message(payload) is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
-        return publish_stored_reply(payload.message_id)
-    retrieved: list[int] = []
-    reply = compose_reply(payload, task_id, final_attempt, retrieved, perceived if perceived is not None else {})
+        return publish_stored_reply(payload.message_id), None
+    composed = compose_reply(payload, task_id, final_attempt)
     ledger = held_ledger_rows()
     try:
         with session_scope() as session:
@@ -176,25 +185,25 @@ def ingest(
                 text=payload.text,
                 sent_at=payload.sent_at,
                 external_conversation_id=payload.conversation_id,
-                reply=reply,
+                reply=composed.reply,
                 timeout=timedelta(seconds=settings.conversation_inactivity_timeout_s),
                 user_defaults=user_defaults(settings),
                 task_id=task_id,
             )
             write_ledger(list(ledger), session)  # the reply's model calls, in the same commit
-            mark_accessed(session, retrieved, datetime.now(UTC))
+            mark_accessed(session, composed.memory_ids, datetime.now(UTC))
             closed = list(session.info.get("closed_conversations", []))
     except IntegrityError:
         if stored_message(payload) is None:
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
-        return publish_stored_reply(payload.message_id)  # the held ledger rows are written when the task ends
+        return publish_stored_reply(payload.message_id), None  # held ledger rows are written when the task ends
     ledger.clear()  # committed with the turn
     for conversation_id in closed:
         app.send_task(
             "ella.close_conversation", kwargs={"conversation_id": conversation_id}, queue=get_settings().queue_cognition
         )
-    return publish(record)
+    return publish(record), composed.perception
 
 
 class IngestTask(ReliableTask):
@@ -210,13 +219,12 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
         payload = parse_ingest(args, kwargs, get_settings().max_message_chars)
         with user_scope(payload.user_id):
             final = (self.request.retries or 0) >= self.model_retries()
-            perceived: dict[str, Any] = {}
-            stream_id = ingest(payload, self.request.id, final, perceived)
+            stream_id, perception = ingest(payload, self.request.id, final)
     except MalformedPayload:
         inbox.forget(get_redis(), kwargs.get("message_id"))  # dead-lettered: nothing to re-send
         raise
     inbox.forget(get_redis(), payload.message_id)
-    perceive_turn(payload, perceived or None)
+    perceive_turn(payload, perception)
     return stream_id
 
 

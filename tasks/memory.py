@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from ella.embeddings import HashingEmbedder
 from ella.llm.kinds import Perception
+from ella.memory.retrieval import tokenize
 from models.memory import MemoryNode, drain_importance, insert_node, recent_descriptions
 from models.message import InboundMessage
 from workers.app import app
@@ -56,7 +57,8 @@ def given_perception(perception: dict[str, Any] | None) -> Perception | None:
 
 
 def keywords(*parts: str) -> list[str]:
-    return sorted({w.lower() for part in parts for w in re.findall(r"[A-Za-z][\w'-]{2,}", part)})[:20]
+    """The triple's terms as retrieval's BM25 sees them (stemmed, stop words dropped)."""
+    return sorted(set(tokenize(" ".join(parts))))[:20]
 
 
 @app.task(name="ella.perceive", base=ReliableTask, bind=True)
@@ -214,7 +216,7 @@ def reflect(self: ReliableTask, user_id: str) -> int:
 
 
 def _reflect(user_id: str, run_id: str) -> int:
-    from models.memory import recent_nodes, retrieve
+    from models.memory import mark_accessed, rank_nodes, recent_nodes, user_nodes
     from models.user import User
 
     now = datetime.now().astimezone()
@@ -223,6 +225,7 @@ def _reflect(user_id: str, run_id: str) -> int:
         if user is None or user.importance_trigger_curr > 0:
             return 0
         recent = [n.description for n in recent_nodes(session, user_id, FOCAL_INPUT)]
+        nodes = user_nodes(session, user_id, ("event", "thought"))  # loaded once for every focal point
     if not recent:
         return 0
     port = get_port()
@@ -230,21 +233,16 @@ def _reflect(user_id: str, run_id: str) -> int:
     if focal.failsafe:
         log.warning("focal points failed (%s): no reflection this time", focal.error[:200])
         return 0
+    questions = focal.value.questions[:FOCAL_POINTS]
+    vectors = embedder().embed(questions)  # one batch
     rows: list[dict[str, Any]] = []
-    for f_index, question in enumerate(focal.value.questions[:FOCAL_POINTS]):
-        vector = np.asarray(embedder().embed([question])[0], dtype=np.float32)
-        with session_scope() as session:
-            found = retrieve(
-                session,
-                user_id,
-                vector,
-                question,
-                RETRIEVE_PER_FOCAL,
-                now,
-                ("event", "thought"),
-                get_settings().retrieval_weights,
-            )
-            statements = [(n.id, n.description, n.depth) for n in found]
+    accessed: set[int] = set()
+    for f_index, (question, vector) in enumerate(zip(questions, vectors, strict=True)):
+        found = rank_nodes(nodes, vector, question, RETRIEVE_PER_FOCAL, now, get_settings().retrieval_weights)
+        for node in found:  # as if read back after a touch: the next focal point sees these as just accessed
+            node.last_accessed_at = now
+        accessed.update(node.id for node in found)
+        statements = [(n.id, n.description, n.depth) for n in found]
         if not statements:
             continue
         result = port.call(
@@ -274,6 +272,7 @@ def _reflect(user_id: str, run_id: str) -> int:
         if user.importance_trigger_curr > 0:
             return 0  # another run reflected and reset the counter meanwhile
         stored = [node_id for row in rows if (node_id := insert_node(session, row)) is not None]
+        mark_accessed(session, sorted(accessed), now)
         user.importance_trigger_curr = user.importance_trigger_max
     log.info("reflected: %d thoughts; trigger reset", len(stored))
     return len(stored)

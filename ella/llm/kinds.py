@@ -89,6 +89,12 @@ class Poignancy(KindOutput):
         return cls(score=6)
 
 
+def check_triple(subject: str, predicate: str, obj: str) -> None:
+    """Refuse the reference's failure triple (X, is, X), which it stored as a memory."""
+    if subject.lower() == obj.lower() and predicate.lower() in {"is", "be", "are"}:
+        raise ValueError("degenerate triple (X, is, X)")
+
+
 class EventTriple(KindOutput):
     kind: ClassVar[str] = "event_triple"
     tier: ClassVar[str] = "memory_extract"
@@ -99,8 +105,7 @@ class EventTriple(KindOutput):
 
     @model_validator(mode="after")
     def _not_degenerate(self) -> EventTriple:
-        if self.subject.lower() == self.object.lower() and self.predicate.lower() in {"is", "be", "are"}:
-            raise ValueError("degenerate triple (X, is, X)")
+        check_triple(self.subject, self.predicate, self.object)
         return self
 
     @classmethod
@@ -125,8 +130,7 @@ class Perception(KindOutput):
 
     @model_validator(mode="after")
     def _not_degenerate(self) -> Perception:
-        if self.subject.lower() == self.object.lower() and self.predicate.lower() in {"is", "be", "are"}:
-            raise ValueError("degenerate triple (X, is, X)")
+        check_triple(self.subject, self.predicate, self.object)
         return self
 
     @classmethod
@@ -162,6 +166,11 @@ class Perceived(BaseModel):
     subject: CleanStr(80)
     predicate: CleanStr(80)
     object: CleanStr(160)
+
+    @model_validator(mode="after")
+    def _not_degenerate(self) -> Perceived:
+        check_triple(self.subject, self.predicate, self.object)
+        return self
 
 
 class Insight(BaseModel):
