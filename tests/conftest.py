@@ -83,11 +83,16 @@ def redis_client():
 
 @pytest.fixture
 def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
-    """Start real prefork worker subprocesses on this run's queues; all are stopped after the test."""
+    """Start real prefork worker subprocesses on this run's queues; all are stopped after the test.
+
+    The queues are emptied before and after: a task an earlier test emitted and never ran (a perceive, say)
+    must not run against this test's fresh database.
+    """
     from workers.app import app
     from workers.procs import WorkerProcess
-    from workers.redis_conn import redis_url
+    from workers.redis_conn import get_redis, redis_url
 
+    get_redis().delete(*get_settings().queues)
     started: list[WorkerProcess] = []
 
     def start(
@@ -108,6 +113,7 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
     yield start
     for worker in started:
         worker.stop(timeout=20)
+    get_redis().delete(*get_settings().queues)
 
 
 @pytest.fixture
