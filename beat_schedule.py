@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from celery.schedules import crontab
+
 if TYPE_CHECKING:
     from workers.settings import Settings
 
@@ -24,6 +26,11 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": "ella.poll_model_batches",
             "schedule": 60.0,
             "options": {"queue": settings.queue_batch, "expires": 55},
+        },
+        "resolve-contested-facts": {
+            "task": "ella.resolve_contested_facts",
+            "schedule": crontab(minute=30, hour=3, day_of_week="sunday"),
+            "options": {"queue": settings.queue_batch, "expires": 6 * 3600},
         },
         "flush-model-batches": {
             "task": "ella.flush_model_batches",

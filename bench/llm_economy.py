@@ -90,7 +90,7 @@ def port_economy(fake: FakeAnthropic) -> dict[str, float]:
     for turn, text in enumerate(USER_TURNS, start=1):
         result = port.call(
             "reply",
-            {"name": "Sam", "message": text, "memories": MEMORIES, "recent_thoughts": THOUGHTS},
+            {"name": "Sam", "message": text, "memories": MEMORIES, "reflections": THOUGHTS},
             user_id="sam",
             world_brief=WORLD_BRIEF,
             history=history,

@@ -4,9 +4,12 @@ from models.base import Base
 from models.batch import ModelBatch, ModelBatchItem
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
+from models.ledger import FactEvent, WorldFact
 from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
+from models.review import FactReview
+from models.selflog import SelfLogEntry
 from models.usage import ModelCall
 from models.user import User
 
@@ -14,11 +17,15 @@ __all__ = [
     "Base",
     "Conversation",
     "DeadLetter",
+    "FactEvent",
+    "FactReview",
     "InboundMessage",
     "MemoryNode",
     "ModelBatch",
     "ModelBatchItem",
     "ModelCall",
     "OutboxRecord",
+    "SelfLogEntry",
     "User",
+    "WorldFact",
 ]

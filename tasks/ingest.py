@@ -8,13 +8,18 @@ Order of work, and why:
 4. store turn + reply in one transaction under the user's lock (a concurrent duplicate loses on the
    unique ``message_id`` and falls back to step 2);
 5. publish the recorded reply to the outbox stream once, then mark the row published;
-6. emit the turn to ``ella.perceive`` (memory), after the commit.
+6. emit the turn to ``ella.perceive`` (memory) and ``ella.extract_facts`` (the ledger), after the commit.
+
+The reply's context is the seed's: the world brief (ledger rows, canon first), Ella's recent first-person
+statements (the self-log, framed as hers and not as facts), retrieved memories and the conversation. The
+statements her reply makes about herself go to the self-log in the turn's transaction; they never reach the
+ledger.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,12 +27,16 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from ella.contract import IngestPayload, MalformedPayload, OutboxEntry, parse_ingest
+from ella.ledger.brief import world_brief
 from ella.llm.kinds import Reply as ReplyOutput
 from ella.llm.types import PermanentModelError, TransientModelError
+from ella.selflog import recent_thoughts
 from models.base import utcnow
+from models.ledger import world_facts
 from models.memory import mark_accessed, newest_thoughts, rank_nodes, user_nodes
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
+from models.selflog import add_entries, recent_entries
 from models.turns import Reply, find_message, open_conversation_history, reply_to, store_exchange
 from tasks.memory import embedder
 from workers import inbox
@@ -99,12 +108,36 @@ MEMORIES_IN_REPLY = 8
 
 @dataclass(frozen=True)
 class Composed:
-    """A reply, the memories it drew on (their last access is set with the turn), and the turn's perception
-    from the same call (None when the reply is a fallback: a fail-safe is never a memory)."""
+    """A reply, the memories it drew on (their last access is set with the turn), the turn's perception and
+    the reply's self-statements from the same call (None and empty when the reply is a fallback: a fail-safe
+    is never a memory, nor something Ella said about herself)."""
 
     reply: Reply
     memory_ids: list[int]
     perception: dict[str, Any] | None
+    self_statements: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReplyContext:
+    history: list[tuple[str, str]] = field(default_factory=list)
+    nodes: list[Any] = field(default_factory=list)
+    world_brief: str = ""
+    recent_thoughts: str = ""
+
+
+def reply_context(user_id: str, now: datetime) -> ReplyContext:
+    """What the reply model is shown of this user: history, memory nodes, world brief, recent thoughts."""
+    settings = get_settings()
+    with session_scope() as session:  # a write transaction: the world's clock may tick on this read
+        brief = world_brief(world_facts(session, user_id, now), settings.world_brief_max_tokens)
+    with autocommit_scope() as session:
+        return ReplyContext(
+            history=open_conversation_history(session, user_id),
+            nodes=user_nodes(session, user_id),
+            world_brief=brief,
+            recent_thoughts=recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply)),
+        )
 
 
 def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bool) -> Composed:
@@ -115,12 +148,9 @@ def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bo
     """
     port = get_port()
     now = datetime.now(UTC)
-    history: list[tuple[str, str]] = []
-    nodes: list[Any] = []
-    if port.provider.reads_context:  # the offline engine does not: skip the loading on its hot path
-        with autocommit_scope() as session:
-            history = open_conversation_history(session, payload.user_id)
-            nodes = user_nodes(session, payload.user_id)
+    # The offline engine reads no context: skip the loading on its hot path.
+    context = reply_context(payload.user_id, now) if port.provider.reads_context else ReplyContext()
+    nodes = context.nodes
     memories = (
         rank_nodes(
             nodes,
@@ -139,10 +169,17 @@ def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bo
         "name": payload.user_id,
         "message": payload.text,
         "memories": [node.description for node in memories],
-        "recent_thoughts": " ".join(thoughts) or "(none yet)",
+        "reflections": " ".join(thoughts) or "(none yet)",
     }
     try:
-        result = port.call("reply", variables, user_id=payload.user_id, history=history)
+        result = port.call(
+            "reply",
+            variables,
+            user_id=payload.user_id,
+            history=context.history,
+            world_brief=context.world_brief,
+            recent_thoughts=context.recent_thoughts,
+        )
     except PermanentModelError as exc:
         reason = f"model refused the live reply (not retried; the fallback was sent): {exc}"
     except TransientModelError as exc:
@@ -152,7 +189,9 @@ def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bo
     else:
         if result.failsafe:
             return Composed(Reply(text=result.value.reply, route="fallback"), memory_ids, None)
-        return Composed(Reply(text=result.value.reply), memory_ids, result.value.perception.model_dump())
+        value = result.value
+        statements = [item.model_dump() for item in value.self_statements]
+        return Composed(Reply(text=value.reply), memory_ids, value.perception.model_dump(), statements)
     record_dead_letter("ella.ingest_message", task_id, reason, [], payload.model_dump(mode="json"))
     return Composed(Reply(text=ReplyOutput.failsafe({}).reply, route="fallback"), memory_ids, None)
 
@@ -191,6 +230,8 @@ def ingest(
                 task_id=task_id,
             )
             write_ledger(list(ledger), session)  # the reply's model calls, in the same commit
+            if composed.self_statements:
+                add_entries(session, payload.user_id, utcnow(), composed.self_statements, payload.message_id)
             mark_accessed(session, composed.memory_ids, datetime.now(UTC))
             closed = list(session.info.get("closed_conversations", []))
     except IntegrityError:
@@ -225,7 +266,23 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
         raise
     inbox.forget(get_redis(), payload.message_id)
     perceive_turn(payload, perception)
+    extract_turn_facts(payload)
     return stream_id
+
+
+def extract_turn_facts(payload: IngestPayload) -> None:
+    """Emit the user's turn (only theirs: Ella's replies never become facts) to the ledger's extraction."""
+    app.send_task(
+        "ella.extract_facts",
+        kwargs={
+            "user_id": payload.user_id,
+            "message_id": payload.message_id,
+            "text": payload.text,
+            "sent_at": payload.sent_at.isoformat(),
+        },
+        queue=get_settings().queue_cognition,
+        kwargsrepr=repr({"user_id": payload.user_id, "message_id": payload.message_id}),
+    )
 
 
 def perceive_turn(payload: IngestPayload, perception: dict[str, Any] | None) -> None:

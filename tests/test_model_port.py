@@ -31,25 +31,29 @@ def make_port(fake: FakeAnthropic, records: list[CallRecord], max_repairs: int =
     return ModelPort(provider, TIERS, max_repairs=max_repairs, record=records.append, slot=slot)
 
 
-def test_the_stable_prefix_carries_cache_control_and_the_volatile_input_does_not(fake):
+def test_the_prompt_is_assembled_in_the_seeds_order_with_the_stable_prefix_cached(fake):
     port = make_port(fake, [])
     history = [("user", "Hi Ella"), ("assistant", "Hi! How are you?")]
     port.call(
         "reply",
-        {"name": "Sam", "message": "I'm nervous about Thursday", "memories": [], "recent_thoughts": ""},
+        {"name": "Sam", "message": "I'm nervous about Thursday", "memories": ["Sam likes tea"], "reflections": ""},
         user_id="sam",
         world_brief=LONG_BRIEF,
+        recent_thoughts="- I baked bread  [said 2026-11-28]",
         history=history,
     )
     body = fake.message_requests[-1]["body"]
     assert body["model"] == TIERS["live_reply"]
-    assert [("cache_control" in block) for block in body["system"]] == [True, True]
-    assert "Ella, an AI companion" in body["system"][0]["text"] and LONG_BRIEF.strip() in body["system"][0]["text"]
-    assert '<task kind="reply">' in body["system"][1]["text"]
+    persona, facts, thoughts = (block["text"] for block in body["system"])
+    assert "Ella, an AI companion" in persona and '<task kind="reply">' in persona
+    assert facts.startswith("## WORLD FACTS (canon — these are true)") and LONG_BRIEF.strip() in facts
+    assert thoughts.startswith("## YOUR RECENT THOUGHTS (first-person") and "I baked bread" in thoughts
+    assert "the world fact wins" in thoughts and "I baked bread" not in facts
+    assert [("cache_control" in block) for block in body["system"]] == [True, False, True]
     *earlier, last = body["messages"]
     assert "cache_control" in earlier[-1]["content"][-1]  # the history so far is a cached prefix
     assert all("cache_control" not in block for block in last["content"])
-    assert "I'm nervous about Thursday" in last["content"][0]["text"]
+    assert "I'm nervous about Thursday" in last["content"][0]["text"] and "Sam likes tea" in last["content"][0]["text"]
     assert body["metadata"]["user_id"] != "sam"  # an opaque hash, not the gateway's id
 
 
@@ -178,7 +182,8 @@ def test_the_offline_engine_answers_every_kind_with_valid_output():
         "transcript": ["Sam: I have a job interview on Thursday", "Ella: good luck"],
         "message": "my sister is Anna",
         "memories": [],
-        "recent_thoughts": "",
+        "reflections": "",
+        "today": "2026-11-29 (Sunday)",
         "subject": "ellahome.door",
         "predicate": "color",
         "candidates": [

@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from workers.cli_world import ledger_cli, review_cli, selflog_cli
 from workers.settings import get_settings
 
 cli = typer.Typer(
@@ -18,6 +19,9 @@ cli = typer.Typer(
 )
 db_cli = typer.Typer(help="Database schema.", no_args_is_help=True)
 cli.add_typer(db_cli, name="db")
+cli.add_typer(ledger_cli, name="ledger")
+cli.add_typer(selflog_cli, name="selflog")
+cli.add_typer(review_cli, name="review")
 PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 

@@ -124,6 +124,12 @@ class Settings(BaseSettings):
         3, ge=1, description="Submissions of one Message Batches request (errored, expired, canceled) before giving up."
     )
     flower_basic_auth: SecretStr | None = Field(None, description="user:password for Flower (required).")
+    world_brief_max_tokens: int = Field(800, ge=50, description="Budget of the world brief in a reply's prompt.")
+    selflog_in_reply: int = Field(5, ge=0, le=20, description="Self-log entries in a reply's context (seed: 3-5).")
+    followup_window_days: float = Field(
+        3.0, gt=0, description="After a dated event, how long a follow-up stays fresh (the seed's hard expiry)."
+    )
+    contested_page_users: int = Field(100, ge=1, description="Users per page of the weekly contested-fact run.")
 
     @field_validator("anthropic_api_key", "flower_basic_auth", mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from datetime import date
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
@@ -287,12 +288,22 @@ class PlanningThought(KindOutput):
         )
 
 
+class SelfStatement(BaseModel):
+    """A first-person statement Ella's reply makes about her own life or world, for the self-log (never a fact)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    content: CleanStr(300)
+    about: list[CleanStr(60)] = Field(default_factory=list, max_length=5)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
 class Reply(KindOutput):
     kind: ClassVar[str] = "reply"
     tier: ClassVar[str] = "live_reply"
-    max_tokens: ClassVar[int] = 500
+    max_tokens: ClassVar[int] = 600
     reply: CleanStr(2000)
     perception: Perceived  # of the user's message: their memory of this turn needs no call of its own
+    self_statements: list[SelfStatement] = Field(default_factory=list, max_length=5)
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Reply:
@@ -304,20 +315,26 @@ class Reply(KindOutput):
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> Reply:
         return cls(
-            reply="That sounds like a big week. How are you feeling about it?",
+            reply="That sounds like a big week. I walked to the harbour this morning and thought of you. How are you?",
             perception=Perceived(score=6, subject="Sam", predicate="has", object="a job interview on Thursday"),
+            self_statements=[
+                SelfStatement(content="I walked to the harbour this morning", about=["harbour", "user"], confidence=0.9)
+            ],
         )
 
 
 class ExtractedFact(BaseModel):
-    """A fact from the conversation. ``canon`` is not a choice: a user's words never become canon."""
+    """A fact from the conversation. Only ``user_claim`` and ``inferred`` are choices: a user's words never
+    become canon or observed (the ledger refuses them too, whatever a model says). ``event_date`` is the day
+    of a dated event ("my interview is on Thursday"), for the follow-up window."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     subject: CleanStr(120)
     predicate: CleanStr(80)
     object: CleanStr(200)
-    tier: Literal["observed", "rumored", "user_claim", "inferred"]
+    tier: Literal["user_claim", "inferred"]
     confidence: float = Field(ge=0.0, le=1.0)
+    event_date: date | None = None
 
 
 class FactExtraction(KindOutput):
@@ -341,7 +358,15 @@ class FactExtraction(KindOutput):
                         "object": "interview practice",
                         "tier": "user_claim",
                         "confidence": 0.8,
-                    }
+                    },
+                    {
+                        "subject": "user",
+                        "predicate": "has_upcoming",
+                        "object": "job interview",
+                        "tier": "user_claim",
+                        "confidence": 0.9,
+                        "event_date": "2026-12-03",
+                    },
                 ]
             }
         )

@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from ella.lexicon import STOP_WORDS as STOP
@@ -280,25 +281,78 @@ FACT_PATTERNS = [
         "user_claim",
     ),
     (
-        re.compile(r"\bI have an? ([\w' -]{2,60}?) (?:on|at|next|tomorrow)\b", re.IGNORECASE),
+        re.compile(r"\bI have an? ([\w' -]{2,60}?) (?:on|at|this|next|tomorrow|today)\b", re.IGNORECASE),
+        lambda m: ("user", "has_upcoming", m.group(1).strip()),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bmy ([\w'-]+(?: [\w'-]+)?) is (?:on|this|next|tomorrow|today)\b", re.IGNORECASE),
         lambda m: ("user", "has_upcoming", m.group(1).strip()),
         "user_claim",
     ),
     (
         re.compile(r"\b(?:she|he|they) said (?:that )?([\w' ,-]{4,120})", re.IGNORECASE),
         lambda m: ("user.someone", "said", m.group(1).strip()),
-        "rumored",
+        "inferred",
     ),
 ]
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY_WORD = re.compile(
+    r"\b(today|tonight|tomorrow|" + "|".join(WEEKDAYS) + r")\b|\b(\d{4}-\d{2}-\d{2})\b", re.IGNORECASE
+)
 
 
-def facts(message: str) -> list[dict[str, Any]]:
+def event_day(text: str, today: date) -> date | None:
+    """The day a message's event falls on: today, tomorrow, the next such weekday, or an ISO date."""
+    m = DAY_WORD.search(text)
+    if m is None:
+        return None
+    if m.group(2):
+        try:
+            return date.fromisoformat(m.group(2))
+        except ValueError:
+            return None
+    word = m.group(1).lower()
+    if word in ("today", "tonight"):
+        return today
+    if word == "tomorrow":
+        return today + timedelta(days=1)
+    ahead = (WEEKDAYS.index(word) - today.weekday()) % 7
+    return today + timedelta(days=ahead or 7)
+
+
+def facts(message: str, today: date) -> list[dict[str, Any]]:
     out = []
     for pattern, parts, tier in FACT_PATTERNS:
         for m in pattern.finditer(message):
             subject, predicate, obj = parts(m)
-            out.append({"subject": subject, "predicate": predicate, "object": obj, "tier": tier, "confidence": 0.6})
+            fact: dict[str, Any] = {
+                "subject": subject,
+                "predicate": predicate,
+                "object": obj,
+                "tier": tier,
+                "confidence": 0.6,
+            }
+            day = event_day(message, today) if predicate == "has_upcoming" else None
+            if day is not None:
+                fact["event_date"] = day.isoformat()
+            out.append(fact)
     return out[:10]
+
+
+SELF_STATEMENT = re.compile(
+    r"\bI(?:'ve| have)? (?:went|walked|saw|read|baked|made|found|watched|visited|finished|started|planted|painted|"
+    r"spent|cooked)\b[^.!?]*",
+    re.IGNORECASE,
+)
+
+
+def self_statements(reply: str) -> list[dict[str, Any]]:
+    """The reply's own first-person statements about Ella's life (the rule engine's replies rarely make any)."""
+    return [
+        {"content": m.group(0).strip(), "about": content_words(m.group(0))[:3], "confidence": 0.8}
+        for m in SELF_STATEMENT.finditer(reply)
+    ][:5]
 
 
 def verdict(candidates: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -314,6 +368,14 @@ def verdict(candidates: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if (a.get("tier"), str(a.get("created_at", ""))) == (b.get("tier"), str(b.get("created_at", ""))):
             return {"winner": 0, "reason": "same provenance and age: cannot decide"}
     return {"winner": best + 1, "reason": f"{candidates[best].get('tier')} and most recent among its tier"}
+
+
+def _today(value: Any) -> date:
+    """The ``today`` variable's date (its first ten characters are ISO), else the UTC date."""
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return datetime.now(UTC).date()
 
 
 class OfflineProvider:
@@ -346,12 +408,15 @@ class OfflineProvider:
             out = {"plan": text, "perception": perceived(name, text)}
         elif kind == "reply":
             message = str(v.get("message", ""))
+            reply = plain_reply(message)
             out = {
-                "reply": plain_reply(message),
+                "reply": reply,
                 "perception": {"score": poignancy_score(message), **triple(name, message)},
+                "self_statements": self_statements(reply),
             }
         elif kind == "fact_extraction":
-            out = {"facts": facts(str(v.get("message", "")))}
+            today = _today(v.get("today"))
+            out = {"facts": facts(str(v.get("message", "")), today)}
         elif kind == "contested_verdict":
             out = verdict(list(v.get("candidates", [])))
         elif kind == "chapter_distillation":

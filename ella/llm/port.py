@@ -80,6 +80,7 @@ class ModelPort:
         *,
         user_id: str | None = None,
         world_brief: str = "",
+        recent_thoughts: str = "",
         history: Sequence[tuple[str, str]] = (),
     ) -> CompletionRequest:
         tier = KINDS[kind].tier
@@ -90,6 +91,7 @@ class ModelPort:
             tier=tier,
             user_id=user_id,
             world_brief=world_brief,
+            recent_thoughts=recent_thoughts,
             history=history,
         )
 
@@ -101,6 +103,7 @@ class ModelPort:
         user_id: str | None = None,
         context: dict[str, Any] | None = None,
         world_brief: str = "",
+        recent_thoughts: str = "",
         history: Sequence[tuple[str, str]] = (),
     ) -> ModelResult[Any]:
         """Ask, validate, repair up to ``max_repairs`` times, else return the kind's fail-safe.
@@ -109,7 +112,9 @@ class ModelPort:
         ``context`` feeds validation (``statement_count`` for insights, ``candidate_count`` for verdicts).
         """
         context = context or {}
-        request = self.request(kind, variables, user_id=user_id, world_brief=world_brief, history=history)
+        request = self.request(
+            kind, variables, user_id=user_id, world_brief=world_brief, recent_thoughts=recent_thoughts, history=history
+        )
         total = Usage()
         last_error = ""
         for attempt in range(1, self.max_repairs + 2):

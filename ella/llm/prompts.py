@@ -1,10 +1,14 @@
 """Prompt templates, one file per kind under ``ella/prompts/``, rendered into a cache-friendly request.
 
-Layout of every request, stable first so that Anthropic's prompt cache serves it:
-  system[0]  persona + world brief        (stable per user; cache breakpoint)
-  system[1]  the kind's instructions       (stable per kind; cache breakpoint)
-  messages   conversation history           (grows by one exchange; breakpoint on its last turn)
-             the volatile input             (after every breakpoint; never cached)
+Layout of every request, the seed's order, stable first so that Anthropic's prompt cache serves it:
+  system     persona + the kind's instructions     (stable per kind)
+  system     WORLD FACTS: the world brief           (changes when the ledger does)
+  system     YOUR RECENT THOUGHTS: the self-log     (changes when Ella says something new about herself;
+                                                     breakpoint on the last system block)
+  messages   conversation history                   (grows by one exchange; breakpoint on its last turn)
+             retrieved memories + the user message  (the volatile input, after every breakpoint)
+Retrieved memories change with every message, so they sit in the volatile input, after the history: put
+before it (as a list of sections might suggest) they would void the history's cache on every turn.
 A template file holds the instructions, a line ``=== input ===``, then the volatile input, both as
 ``string.Template`` text (``$name``). Lists are rendered as numbered lines, 1-based, because insights cite
 statements by those numbers.
@@ -18,6 +22,8 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from ella import selflog
+from ella.ledger import brief
 from ella.llm.kinds import KINDS
 from ella.llm.types import Block, CompletionRequest, Turn
 
@@ -70,15 +76,19 @@ def build_request(
     tier: str,
     user_id: str | None = None,
     world_brief: str = "",
+    recent_thoughts: str = "",
     history: Sequence[tuple[str, str]] = (),
 ) -> CompletionRequest:
     schema = KINDS[kind]
     instructions, volatile = template(kind)
     values = {k: render_value(v) for k, v in variables.items()}
     values["example"] = schema.example().model_dump_json()
-    stable = persona() + (
-        "\n\nWorld brief (the only true facts about Ella's world):\n" + world_brief if world_brief else ""
-    )
+    sections = [persona() + "\n\n" + instructions.substitute(values)]
+    if world_brief:
+        sections.append(f"{brief.HEADING}\n{world_brief}")
+    if recent_thoughts:
+        sections.append(f"{selflog.HEADING}\n{recent_thoughts}\n\n{selflog.RULE}")
+    system = tuple(Block(text, cache=i in (0, len(sections) - 1)) for i, text in enumerate(sections))
     turns = merge_turns(history)
     if turns and turns[-1][0] == "user":
         turns.append(("assistant", "(listening)"))  # the volatile input below is the next user turn
@@ -88,7 +98,7 @@ def build_request(
         kind=kind,
         tier=tier,
         model=model,
-        system=(Block(stable, cache=True), Block(instructions.substitute(values), cache=True)),
+        system=system,
         messages=tuple(messages),
         max_tokens=schema.max_tokens,
         user_id=user_id,

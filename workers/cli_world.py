@@ -1,0 +1,132 @@
+"""``ella ledger``, ``ella selflog`` and ``ella review``: operators' view of Ella's world, and the review queue."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+ledger_cli = typer.Typer(help="Ella's world-fact ledger.", no_args_is_help=True)
+selflog_cli = typer.Typer(help="Ella's self-log (what she said about herself; never facts).", no_args_is_help=True)
+review_cli = typer.Typer(help="The human review queue.", no_args_is_help=True)
+
+
+def _when(value: str) -> datetime:
+    try:
+        at = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise typer.BadParameter(f"not an ISO-8601 time: {value!r}") from exc
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
+def _console() -> Console:
+    """Full-width tables when piped (rich would squeeze them into 80 columns and cut the ids)."""
+    return Console() if sys.stdout.isatty() else Console(width=220)
+
+
+def _stamp(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") if value else ""
+
+
+@ledger_cli.command("show")
+def ledger_show(
+    user: str = typer.Argument(..., help="User id."),
+    subject: str = typer.Option("", "--subject", help="Subject or subject prefix (ellahome, user.sister)."),
+    as_of: str = typer.Option("", "--as-of", help="The world as the ledger held it at this ISO-8601 time."),
+    show_history: bool = typer.Option(False, "--history", help="Every fact ever recorded, with status changes."),
+    brief: bool = typer.Option(False, "--brief", help="Print the world brief the reply model is shown."),
+) -> None:
+    """Current facts of one user's world (or as of a time, or their whole history)."""
+    from ella.ledger.brief import world_brief
+    from models import ledger
+    from workers import db
+    from workers.settings import get_settings
+
+    with db.autocommit_scope() as session:
+        if brief:
+            typer.echo(world_brief(ledger.current(session, user), get_settings().world_brief_max_tokens))
+            return
+        if show_history:
+            facts = ledger.history(session, user, subject or None)
+            changes = ledger.events(session, user, [f.id for f in facts])
+        elif as_of:
+            facts, changes = ledger.as_of(session, user, _when(as_of), subject or None), []
+        else:
+            facts, changes = ledger.current(session, user, subject or None), []
+    if not facts:
+        typer.echo(f"no facts for {user!r}" + (f" under {subject!r}" if subject else ""), err=True)
+        raise typer.Exit(1)
+    table = Table("id", "tier", "status", "subject", "predicate", "object", "conf", "recorded", "retired", "supersedes")
+    for f in facts:
+        table.add_row(str(f.id), f.tier, f.status, f.subject, f.predicate, f.object[:60], f"{f.confidence:.2f}",
+                      _stamp(f.recorded_at), _stamp(f.retired_at), str(f.supersedes or ""))  # fmt: skip
+    console = _console()
+    console.print(table)
+    for change in changes:
+        console.print(f"{_stamp(change.at)}  fact {change.fact_id}: {change.from_status} -> {change.to_status}"
+                      f" by {change.writer}: {change.note}")  # fmt: skip
+
+
+@selflog_cli.command("show")
+def selflog_show(user: str = typer.Argument(..., help="User id."), limit: int = typer.Option(20)) -> None:
+    """Ella's recent first-person statements to one user, newest last."""
+    from models.selflog import all_entries
+    from workers import db
+
+    with db.autocommit_scope() as session:
+        entries = all_entries(session, user)[-limit:]
+    if not entries:
+        typer.echo(f"no self-log entries for {user!r}", err=True)
+        raise typer.Exit(1)
+    table = Table("id", "said", "content", "about", "conf.", "sources")
+    for e in entries:
+        table.add_row(str(e.id), _stamp(e.said_at), e.content, ", ".join(e.topics), f"{e.confidence_in_event:.2f}",
+                      ", ".join(json.loads(e.sources)))  # fmt: skip
+    _console().print(table)
+
+
+@review_cli.command("contested")
+def review_contested(
+    resolve: int = typer.Option(0, "--resolve", help="Review id to resolve."),
+    winner: int = typer.Option(0, "--winner", help="Fact id that stands (with --resolve)."),
+    by: str = typer.Option("operator", "--by", help="Who resolves (kept on the review)."),
+    note: str = typer.Option("", "--note", help="Why (kept in the losers' status note)."),
+) -> None:
+    """List the contests the model could not decide; ``--resolve ID --winner FACT`` settles one."""
+    from models import ledger
+    from models.review import FactReview, open_reviews
+    from workers import db
+
+    if resolve:
+        with db.session_scope() as session:
+            review = session.get(FactReview, resolve)
+            if review is None or review.resolved_at is not None:
+                typer.echo(f"no open review {resolve}", err=True)
+                raise typer.Exit(1)
+            if winner not in review.ids:
+                typer.echo(f"fact {winner} is not part of review {resolve} (facts {review.ids})", err=True)
+                raise typer.Exit(2)
+            losers = [i for i in review.ids if i != winner]
+            try:
+                ledger.resolve_contest(session, review.user_id, winner, losers, "operator", note or f"resolved by {by}")
+            except ledger.FactConflict as exc:
+                typer.echo(f"cannot resolve review {resolve}: {exc}", err=True)
+                raise typer.Exit(3) from exc
+            review.resolved_at, review.resolved_by, review.winner_fact_id = datetime.now(UTC), by, winner
+        typer.echo(f"review {resolve}: fact {winner} stands; {len(losers)} superseded")
+        return
+    with db.autocommit_scope() as session:
+        reviews = open_reviews(session)
+        facts = {f.id: f for r in reviews for f in ledger.history(session, r.user_id, r.subject) if f.id in r.ids}
+    if not reviews:
+        typer.echo("no contests waiting for review")
+        return
+    table = Table("review", "user", "subject", "predicate", "tier", "candidates (fact id: object)", "reason")
+    for r in reviews:
+        candidates = "; ".join(f"{i}: {facts[i].object}" if i in facts else str(i) for i in r.ids)
+        table.add_row(str(r.id), r.user_id, r.subject, r.predicate, r.tier, candidates, r.reason[:80])
+    _console().print(table)
