@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -30,7 +31,10 @@ from sqlalchemy import (
     String,
     Text,
     and_,
+    bindparam,
     func,
+    insert,
+    literal,
     or_,
     select,
     text,
@@ -49,7 +53,7 @@ from ella.ledger.rules import (
     check_write,
     subject_range,
 )
-from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.base import Base, BigId, UTCDateTime, utcnow
 from models.user import User
 
 LIVE_SQL = "status IN ('active', 'contested')"
@@ -131,6 +135,13 @@ class NewFact:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _lock_key(session: Session, user_id: str) -> Any:
+    """An expression that takes the world's lock when selected (PostgreSQL), else a harmless constant."""
+    if session.get_bind().dialect.name == "postgresql":
+        return func.pg_advisory_xact_lock(zlib.crc32(f"ledger:{user_id}".encode()) - 2**31)
+    return literal(None)
+
+
 def lock_world(session: Session, user_id: str) -> None:
     """Serialise ledger writes to one user's world until the transaction ends.
 
@@ -138,17 +149,18 @@ def lock_world(session: Session, user_id: str) -> None:
     rows) cannot deadlock with a concurrent supersession. SQLite: BEGIN IMMEDIATE already serialises writers.
     """
     if session.get_bind().dialect.name == "postgresql":
-        key = zlib.crc32(f"ledger:{user_id}".encode()) - 2**31
-        session.execute(select(func.pg_advisory_xact_lock(key)))
+        session.execute(select(_lock_key(session, user_id)))
 
 
-def _record_event(
-    session: Session, fact: WorldFact | int, user_id: str, old: str, new: str, writer: str, note: str, at: datetime
-) -> None:
-    fact_id = fact if isinstance(fact, int) else fact.id
-    session.add(
-        FactEvent(fact_id=fact_id, user_id=user_id, at=at, from_status=old, to_status=new, writer=writer, note=note)
-    )
+def _record_events(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Status changes, as one Core INSERT (no unit-of-work flush on the hot path)."""
+    if rows:
+        session.execute(insert(FactEvent), list(rows))
+
+
+def _event(fact_id: int, user_id: str, old: str, new: str, writer: str, note: str, at: datetime) -> dict[str, Any]:
+    return {"fact_id": fact_id, "user_id": user_id, "at": at, "from_status": old, "to_status": new,
+            "writer": writer, "note": note}  # fmt: skip
 
 
 def _insert(
@@ -174,39 +186,69 @@ def _insert(
         "followup_until": new.followup_until,
         "dedupe_key": new.dedupe_key,
     }
-    stmt = dialect_insert(session)(WorldFact).values(**values)
-    if new.dedupe_key is not None:
+    stmt = _insert_statement(session.get_bind().dialect.name, new.dedupe_key is not None)
+    return session.scalars(stmt, values).one_or_none()
+
+
+@cache
+def _insert_statement(dialect: str, dedupe: bool) -> Any:
+    """Built once per dialect: the hot path only binds values (statement building was half its time)."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert_
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert_
+    columns = [c.key for c in WorldFact.__table__.columns if c.key not in {"id", *_NOT_INSERTED}]
+    stmt = dialect_insert_(WorldFact).values({key: bindparam(key) for key in columns})
+    if dedupe:
         stmt = stmt.on_conflict_do_nothing(index_elements=["dedupe_key"])
-    fact_id = session.scalar(stmt.returning(WorldFact.id))
-    return None if fact_id is None else session.get(WorldFact, fact_id)
+    return stmt.returning(WorldFact)
+
+
+_NOT_INSERTED = {"retired_at", "status_note"}
+_SUPERSEDE = (
+    update(WorldFact)
+    .where(
+        WorldFact.id == bindparam("old_id"),
+        WorldFact.user_id == bindparam("uid"),
+        WorldFact.status.in_([s.value for s in LIVE]),
+    )
+    .values(
+        status=Status.SUPERSEDED.value,
+        retired_at=bindparam("now"),
+        valid_until=func.coalesce(WorldFact.valid_until, bindparam("until")),
+        status_note=bindparam("reason"),
+    )
+    .returning(WorldFact.id)
+    .execution_options(synchronize_session=False)
+)
 
 
 def _settle_contest(
     session: Session, user_id: str, subject: str, predicate: str, tier: str, writer: str, now: datetime
 ) -> None:
     """Mark the live facts of (subject, predicate, tier) contested when they disagree, active when they no
-    longer do (the other side was superseded or retired)."""
-    live = list(
-        session.scalars(
-            select(WorldFact).where(
-                WorldFact.user_id == user_id,
-                WorldFact.subject == subject,
-                WorldFact.predicate == predicate,
-                WorldFact.tier == tier,
-                WorldFact.status.in_([s.value for s in LIVE]),
-            )
+    longer do (the other side was superseded or retired). One indexed SELECT when nothing changes."""
+    live = session.execute(
+        select(WorldFact.id, WorldFact.status, WorldFact.object).where(
+            WorldFact.user_id == user_id,
+            WorldFact.subject == subject,
+            WorldFact.predicate == predicate,
+            WorldFact.tier == tier,
+            WorldFact.status.in_([s.value for s in LIVE]),
         )
+    ).all()
+    target = Status.CONTESTED if len({row.object for row in live}) > 1 else Status.ACTIVE
+    changed = [row for row in live if row.status != target]
+    if not changed:
+        return
+    note = "disagrees with another live fact of its tier" if target == Status.CONTESTED else "no longer disputed"
+    session.execute(
+        update(WorldFact)
+        .where(WorldFact.id.in_([row.id for row in changed]))
+        .values(status=target.value, status_note=note)
+        .execution_options(synchronize_session="fetch")
     )
-    target = Status.CONTESTED if len({f.object for f in live}) > 1 else Status.ACTIVE
-    for fact in live:
-        if fact.status != target:
-            note = (
-                "disagrees with another live fact of its tier" if target == Status.CONTESTED else "no longer disputed"
-            )
-            _record_event(session, fact, user_id, fact.status, target.value, writer, note, now)
-            fact.status = target.value
-            fact.status_note = note
-    session.flush()
+    _record_events(session, [_event(row.id, user_id, row.status, target.value, writer, note, now) for row in changed])
 
 
 def append(
@@ -242,29 +284,32 @@ def supersede(
     """
     writer = Writer(writer)
     now = now or utcnow()
-    lock_world(session, user_id)
+    # The world's lock and the old fact in one round trip; the conditional UPDATE below re-checks liveness
+    # after the lock, so the read's earlier snapshot cannot let two supersessions both win.
     old = session.execute(
-        select(WorldFact.tier, WorldFact.chain, WorldFact.status, WorldFact.subject, WorldFact.predicate).where(
-            WorldFact.id == old_id, WorldFact.user_id == user_id
-        )
+        select(
+            WorldFact.tier,
+            WorldFact.chain,
+            WorldFact.status,
+            WorldFact.subject,
+            WorldFact.predicate,
+            _lock_key(session, user_id),
+        ).where(WorldFact.id == old_id, WorldFact.user_id == user_id)
     ).one_or_none()
     if old is None:
         raise FactConflict(f"fact {old_id} is not in this user's world")
     check_supersede(writer, old.tier, new.tier)
-    superseded = session.execute(
-        update(WorldFact)
-        .where(WorldFact.id == old_id, WorldFact.user_id == user_id, WorldFact.status.in_([s.value for s in LIVE]))
-        .values(
-            status=Status.SUPERSEDED.value,
-            retired_at=now,
-            valid_until=func.coalesce(WorldFact.valid_until, new.valid_from or now),
-            status_note=reason or "superseded by a newer fact",
-        )
-        .returning(WorldFact.id)
-    ).scalar_one_or_none()
+    params = {
+        "old_id": old_id,
+        "uid": user_id,
+        "now": now,
+        "until": new.valid_from or now,
+        "reason": reason or "superseded by a newer fact",
+    }
+    superseded = session.execute(_SUPERSEDE, params).scalar_one_or_none()
     if superseded is None:
         raise FactConflict(f"fact {old_id} is no longer live (status {old.status}): superseded or retired first")
-    _record_event(session, old_id, user_id, old.status, Status.SUPERSEDED.value, writer.value, reason, now)
+    _record_events(session, [_event(old_id, user_id, old.status, Status.SUPERSEDED.value, writer.value, reason, now)])
     fact = _insert(session, user_id, new, writer, now, old.chain, old_id)
     if fact is None:
         raise FactConflict(f"the replacement of fact {old_id} was recorded before ({new.dedupe_key})")
@@ -285,7 +330,7 @@ def retire(
     if fact is None or fact.status not in LIVE:
         raise FactConflict(f"fact {fact_id} is not live in this user's world")
     check_supersede(writer, fact.tier, fact.tier)
-    _record_event(session, fact, user_id, fact.status, Status.RETIRED.value, writer.value, reason, now)
+    _record_events(session, [_event(fact.id, user_id, fact.status, Status.RETIRED.value, writer.value, reason, now)])
     fact.status, fact.retired_at, fact.status_note = Status.RETIRED.value, now, reason
     fact.valid_until = fact.valid_until or now
     session.flush()
@@ -315,7 +360,7 @@ def resolve_contest(
     for loser_id in loser_ids:
         loser = facts[loser_id]
         note = f"lost a contest to fact {winner_id}: {reason}"
-        _record_event(session, loser, user_id, loser.status, Status.SUPERSEDED.value, writer.value, note, now)
+        _record_events(session, [_event(loser_id, user_id, loser.status, "superseded", writer.value, note, now)])
         loser.status, loser.retired_at, loser.status_note = Status.SUPERSEDED.value, now, note
         loser.valid_until = loser.valid_until or now
     session.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,9 +62,11 @@ def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tm
         result = ella(["demo"], tmp_path, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.base_url})
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
         assert "Claude through the anthropic SDK" in result.stdout
-        kinds = [r["body"]["system"][1]["text"].split('"')[1] for r in fake.message_requests]
-        assert kinds.count("reply") == 10  # one per exchange; the rest is memory work (memos, plans, reflection)
-        assert set(kinds) <= {"reply", "memo", "planning_thought", "focal_points", "insights", "perception"}
+        kinds = [re.search(r'<task kind="(\w+)">', r["body"]["system"][0]["text"])[1] for r in fake.message_requests]
+        assert kinds.count("reply") == 10  # one per exchange; the rest is memory and ledger work
+        assert kinds.count("fact_extraction") == 10  # one per user turn
+        assert set(kinds) <= {"reply", "memo", "planning_thought", "focal_points", "insights", "perception",
+                              "fact_extraction"}  # fmt: skip
 
 
 def test_chat_answers_what_you_type_from_the_outbox(tmp_path):

@@ -45,7 +45,7 @@ def calls() -> list[ModelCall]:
 
 
 def reply_requests(fake: FakeAnthropic) -> list[dict]:
-    return [r for r in fake.message_requests if '<task kind="reply">' in r["body"]["system"][1]["text"]]
+    return [r for r in fake.message_requests if '<task kind="reply">' in r["body"]["system"][0]["text"]]
 
 
 def send(text: str = "I have a job interview on Thursday") -> str:
