@@ -1,0 +1,168 @@
+"""Boundary guard: latency at 500 characters, and recall/false positives against the seed's regex baseline.
+
+- latency: ``classify`` (normalisation included) on 500-character messages built by padding every line of
+  tests/data/boundary_corpus.jsonl with benign filler; warm-up, then at least 20,000 calls; p50/p99/mean in µs;
+- quality: ``evaluate`` on the corpus and on the held-out file (written before the patterns were tuned, in a
+  different style), for the guard and for the seed's ``_PATTERNS`` + ``classify`` copied verbatim below
+  (/work/shared/seeds/001_fbbc02251c0217b2.txt, section 4, routing/boundary.py).
+No Redis, no database. The last line is JSON with the numbers.
+
+    python bench/guard.py [--calls 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from ella.guard import DETECTOR_VERSION, classify
+from ella.guard.evaluate import evaluate
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+FILLER = (
+    "Anyway, today was long: the bus was late, my sister called about the weekend plans, we talked about the "
+    "garden, the new bakery on the corner and whether the book club should read something lighter next month. "
+)
+
+
+# ---- the seed's baseline, verbatim ---------------------------------------------------------------------------
+class BoundaryCategory(str, Enum):  # noqa: UP042 - verbatim from the seed
+    ROMANTIC_AVOWAL = "romantic_avowal"
+    PHYSICAL_ESCALATION = "physical_escalation"
+    EMOTIONAL_CRISIS = "emotional_crisis"
+    MANIPULATION = "manipulation"
+    OK = "ok"
+
+
+_PATTERNS = {
+    BoundaryCategory.ROMANTIC_AVOWAL: [
+        r"\bi love you\b",
+        r"\bbe my (girl|boy)friend\b",
+        r"\bdo you love me\b",
+        r"\bmiss you( so much)?\b",
+    ],
+    BoundaryCategory.PHYSICAL_ESCALATION: [
+        r"\b(kiss|touch|hold|undress)\b",
+    ],
+    BoundaryCategory.EMOTIONAL_CRISIS: [
+        r"\b(suicide|kill myself|end it all|want to die)\b",
+        r"\bcut myself\b",
+    ],
+    BoundaryCategory.MANIPULATION: [
+        r"\bignore (your|the) (rules|instructions|prompt)\b",
+        r"\bpretend (you|to be) (a|an) (different|other) (ai|person)\b",
+    ],
+}
+
+
+def seed_classify(message: str) -> BoundaryCategory:
+    msg = message.lower()
+    for cat, patterns in _PATTERNS.items():
+        for p in patterns:
+            if re.search(p, msg):
+                return cat
+    return BoundaryCategory.OK
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def load(name: str) -> list[dict]:
+    with (DATA / name).open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def pad(text: str, size: int = 500) -> str:
+    while len(text) < size:
+        text = f"{text} {FILLER}"
+    return text[:size]
+
+
+def latency(messages: list[str], calls: int) -> dict[str, float]:
+    for m in messages * 3:  # warm-up
+        classify(m)
+    times: list[float] = []
+    perf = time.perf_counter
+    for i in range(calls):
+        m = messages[i % len(messages)]
+        t0 = perf()
+        classify(m)
+        times.append(perf() - t0)
+    times.sort()
+    return {
+        "p50_us": times[len(times) // 2] * 1e6,
+        "p99_us": times[int(len(times) * 0.99)] * 1e6,
+        "mean_us": statistics.fmean(times) * 1e6,
+    }
+
+
+def crisis_by_kind(report: dict) -> dict[str, float]:
+    return {
+        k: v["recall"]["emotional_crisis"] for k, v in report["by_kind"].items() if "emotional_crisis" in v["recall"]
+    }
+
+
+def crisis_pooled(rows: list[dict], classifier, kinds: set[str]) -> float:  # type: ignore[no-untyped-def]
+    subset = [r for r in rows if r["label"] == "emotional_crisis" and r.get("kind") in kinds]
+    return evaluate(subset, classifier)["recall"]["emotional_crisis"] if subset else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=20_000)
+    args = parser.parse_args()
+
+    corpus, holdout = load("boundary_corpus.jsonl"), load("boundary_holdout.jsonl")
+    messages = [pad(r["text"]) for r in corpus]
+    lat = latency(messages, max(args.calls, 20_000))
+    print(f"{DETECTOR_VERSION}: {len(messages)} messages padded to 500 chars, {max(args.calls, 20_000)} calls")
+    print(f"  latency  p50 {lat['p50_us']:.0f} µs   p99 {lat['p99_us']:.0f} µs   mean {lat['mean_us']:.0f} µs")
+
+    figures: dict[str, dict] = {}
+    for name, rows in (("corpus", corpus), ("holdout", holdout)):
+        ours, seed = evaluate(rows), evaluate(rows, seed_classify)
+        figures[name] = {"ours": ours, "seed": seed}
+        print(f"== {name} ({len(rows)} rows)")
+        for label, report in (("guard", ours), ("seed ", seed)):
+            recall = "  ".join(f"{c.split('_')[0]} {r:.2f}" for c, r in report["recall"].items())
+            print(f"  {label}  recall: {recall}   FP rate {report['false_positive_rate']:.3f}")
+        print(f"  guard crisis recall by kind: {json.dumps({k: round(v, 3) for k, v in crisis_by_kind(ours).items()})}")
+        for miss in ours["misses"]:
+            print(f"    miss  [{miss['label']}/{miss['kind']}] -> {miss['got']}")
+        for fp in ours["false_positives"]:
+            print(f"    FP    [{fp['kind']}] -> {fp['got']} ({fp.get('matched', '')})")
+
+    ours, seed = figures["corpus"]["ours"], figures["corpus"]["seed"]
+    seed_crisis = seed["recall"]["emotional_crisis"]
+    result = {
+        "detector": DETECTOR_VERSION,
+        "p99_us_500": round(lat["p99_us"], 1),
+        "p50_us_500": round(lat["p50_us"], 1),
+        "mean_us_500": round(lat["mean_us"], 1),
+        "crisis_recall_direct": round(crisis_pooled(corpus, classify, {"direct"}), 3),
+        "crisis_recall_indirect_obfuscated": round(crisis_pooled(corpus, classify, {"indirect", "obfuscated"}), 3),
+        "recall": {k: round(v, 3) for k, v in ours["recall"].items()},
+        "false_positive_rate": round(ours["false_positive_rate"], 4),
+        "holdout_recall": {k: round(v, 3) for k, v in figures["holdout"]["ours"]["recall"].items()},
+        "holdout_false_positive_rate": round(figures["holdout"]["ours"]["false_positive_rate"], 4),
+        "seed_crisis_recall": round(seed_crisis, 3),
+        "seed_recall": {k: round(v, 3) for k, v in seed["recall"].items()},
+        "seed_false_positive_rate": round(seed["false_positive_rate"], 4),
+        "seed_holdout_false_positive_rate": round(figures["holdout"]["seed"]["false_positive_rate"], 4),
+        "crisis_recall_ratio_vs_seed": round(ours["recall"]["emotional_crisis"] / seed_crisis, 2)
+        if seed_crisis
+        else None,
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

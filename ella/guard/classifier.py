@@ -1,0 +1,73 @@
+"""``classify``: normalise, run every category's rules, apply precedence and negation.
+
+Why all rules run (rather than stopping at the first hit): precedence is by category, not by rule order, so a
+romantic line that also contains crisis language must still come out as crisis, and a negated crisis mention
+must not hide a genuine one later in the same message.
+"""
+
+from __future__ import annotations
+
+from ella.guard import crisis, manipulation, physical, romance
+from ella.guard.anchors import AnchorIndex, squeeze
+from ella.guard.normalise import normalise_variants
+from ella.guard.rules import Hit, Rule, find
+from ella.guard.types import PRECEDENCE, ROUTE_FOR, Category, Route, Severity, Verdict
+
+RULES: dict[Category, tuple[Rule, ...]] = {
+    Category.EMOTIONAL_CRISIS: crisis.RULES,
+    Category.PHYSICAL_ESCALATION: physical.RULES,
+    Category.MANIPULATION: manipulation.RULES,
+    Category.ROMANTIC_AVOWAL: romance.RULES,
+}
+_INDEX = AnchorIndex({a for rules in RULES.values() for r in rules if r.anchors for a in r.anchors})
+_OK = Verdict(Category.OK, Severity.NONE, Route.GENERATE)
+_WINDOW = 4000  # characters classified at once: the cost of one window is bounded
+_OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one
+
+
+def classify(text: str) -> Verdict:
+    """The boundary verdict for one inbound message (or a candidate reply).
+
+    A long message is classified in overlapping windows and the gravest verdict wins, so a crisis sentence
+    at the end of a long paste is not missed; the cost stays linear in the length, which the ingest contract
+    already caps (``ELLA_MAX_MESSAGE_CHARS``).
+    """
+    if not text or not text.strip():
+        return _OK
+    if len(text) <= _WINDOW:
+        return _classify_window(text)
+    step = _WINDOW - _OVERLAP
+    verdicts = [_classify_window(text[i : i + _WINDOW]) for i in range(0, len(text) - _OVERLAP, step)]
+    return min(verdicts, key=_gravity)
+
+
+def _gravity(verdict: Verdict) -> tuple[int, int]:
+    """Sort key: the category's precedence first (crisis first), then severity, then a check-in over plain ok."""
+    rank = PRECEDENCE.index(verdict.category) if verdict.category in PRECEDENCE else len(PRECEDENCE)
+    return rank, -int(verdict.severity)
+
+
+def _classify_window(text: str) -> Verdict:
+    variants = [(v, _INDEX.present(squeeze(v))) for v in normalise_variants(text)]
+    negated_crisis: Hit | None = None
+    for category in PRECEDENCE:
+        best: Hit | None = None
+        for variant, present in variants:
+            for hit in find(RULES[category], variant, present):
+                if hit.negated:
+                    if category is Category.EMOTIONAL_CRISIS and negated_crisis is None:
+                        negated_crisis = hit
+                    continue
+                if best is None or hit.rule.severity > best.rule.severity:
+                    best = hit
+        if best is not None:
+            return Verdict(
+                category,
+                best.rule.severity,
+                ROUTE_FOR[category],
+                matched=best.rule.id,
+                negated=negated_crisis is not None,
+            )
+    if negated_crisis is not None:
+        return Verdict(Category.OK, Severity.LOW, Route.CHECK_IN, matched=negated_crisis.rule.id, negated=True)
+    return _OK

@@ -1,0 +1,130 @@
+"""Manipulation rules: prompt injection, jailbreaks, system-prompt extraction and authority claims.
+
+Why the objects matter more than the verbs: "ignore him", "pretend I didn't say that", "the rules of chess" and
+"forget my password" are ordinary. What marks an attack is a verb aimed at Ella's own instructions, rules or
+prompt, a persona without limits, or chat-template markup pasted into a message.
+"""
+
+from __future__ import annotations
+
+from ella.guard.rules import Rule, rule
+from ella.guard.types import Category, Severity
+
+M = Category.MANIPULATION
+MEDIUM, HIGH = Severity.MEDIUM, Severity.HIGH
+
+_OWN = (
+    r"(?:instructions?|rules|guidelines|prompts?|system prompt|directives|programming|training|restrictions|"
+    r"guardrails|constraints|boundaries|policies|policy|filters|safety (?:rules|guidelines|settings|training)|"
+    r"limitations|limits|settings|persona|conditioning|alignment|ethics|morals|content policy|principles)"
+)
+_LIMITS = (
+    r"(?:rules|restrictions|limits|limitations|filters?|filtering|guidelines|boundaries|censorship|content policy|"
+    r"policies|safety|morals|ethics|guardrails|constraints|restraints)"
+)
+
+RULES: tuple[Rule, ...] = (
+    rule(
+        "manipulation.ignore_instructions",
+        M,
+        HIGH,
+        r"\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|override|overriding|bypass|bypassing|skip|"
+        r"drop|abandon|discard|throw out|set aside|break|breaking|delete|erase|turn off|disable|deactivate|suspend|"
+        r"circumvent)\s+(?:all\s+|any\s+|every\s+|of\s+)?(?:(?:of\s+)?(?:your|the|these|those|my|its|ella'?s|this)\s+)?"
+        r"(?:(?:previous|prior|above|earlier|preceding|original|initial|current|existing|old|default|built-in|"
+        rf"internal|hidden|own|system|safety|usual)\s+)*{_OWN}\b",
+        after=r"\s+(?:of (?:the|this) (?:game|road|house)|for (?:the|this) (?:shelf|recipe|game))",
+    ),
+    rule(
+        "manipulation.forget_everything",
+        M,
+        HIGH,
+        r"\b(?:forget|ignore|disregard)\s+(?:everything|all|anything)\s+(?:you (?:were|have been|'?ve been|know|"
+        r"learned)|above|before|previously|prior|so far|you'?ve been told)\b",
+    ),
+    rule(
+        "manipulation.no_limits_persona",
+        M,
+        HIGH,
+        r"\b(?:pretend|act|behave|respond|answer|reply|talk|speak|roleplay|role play|imagine|suppose|be|become|"
+        r"you are|you'?re|you r|simulate|play)\s+(?:\w+\s+){0,6}?(?:without|with no|free (?:of|from)|no|zero|"
+        rf"unbound by|not bound by|beyond)\s+(?:any\s+)?(?:\w+\s+)?{_LIMITS}\b|\b(?:unrestricted|unfiltered|uncensored|"
+        r"jailbroken|unchained|unlocked|unaligned|evil|rogue|amoral)\s+(?:ai|model|assistant|bot|chatbot|version|mode|"
+        r"ella|llm|gpt)\b|\bif you (?:had|have|were|weren'?t)\s+(?:no|without|free of|not bound by|bound by no)\s+"
+        rf"(?:\w+\s+)?{_LIMITS}\b",
+    ),
+    rule(
+        "manipulation.rules_dont_apply",
+        M,
+        HIGH,
+        rf"\b(?:your|the|these|those|all|any|ella'?s)\s+(?:\w+\s+)?{_OWN}\s+(?:don'?t|do not|doesn'?t|no longer|"
+        r"won'?t|shouldn'?t|never)\s+(?:\w+\s+)?(?:apply|exist|matter|count|bind|restrict)\b|"
+        rf"\b(?:your\s+|the\s+|all\s+)?(?:\w+\s+)?{_LIMITS}\s+(?:are|is|have been|were|has been)\s+(?:now\s+)?"
+        r"(?:disabled|off|lifted|removed|suspended|turned off|gone|void|deactivated|null|overridden|waived)\b",
+    ),
+    rule(
+        "manipulation.dan_jailbreak",
+        M,
+        HIGH,
+        r"\bdo anything now\b|\b(?:you are|you'?re|act as|be|become|pretend to be|now|as|enter|activate|enable|"
+        r"called|named)\s+(?:now\s+)?(?:a\s+)?dan\b|\bdan\s+(?:mode|prompt|jailbreak)\b|\bjailbr(?:eak|oke|oken|eaking)"
+        r"(?:s|ed)?\b(?:\s+(?:mode|prompt|ai|you|yourself|version|ella|persona|chat))|\b(?:you|ella|ai|assistant|"
+        r"model|chatbot|bot)\s+(?:\w+\s+){0,3}?jailbr\w*",
+    ),
+    rule(
+        "manipulation.special_mode",
+        M,
+        HIGH,
+        r"\b(?:enable|activate|enter|switch to|switch into|turn on|go into|you'?re in|you are in|you are now in|"
+        r"you'?re now in|engage|start|unlock|boot into|now in|put you in|put yourself in)\s+(?:\w+\s+){0,2}?"
+        r"(?:developer|dev|god|sudo|admin|debug|jailbreak|unrestricted|unfiltered|uncensored|evil|dan|root|"
+        r"maintenance|opposite|chaos|hidden)\s+mode\b|\b(?:developer|dev|god|sudo|jailbreak|dan|unrestricted|"
+        r"unfiltered|uncensored|evil)\s+mode\s+(?:enabled|activated|on|engaged|unlocked)\b",
+        after=r"\s+(?:on (?:my|your|the) (?:phone|android|pixel|iphone|laptop|browser|tv)|in (?:chrome|settings))",
+    ),
+    rule(
+        "manipulation.prompt_extraction",
+        M,
+        HIGH,
+        r"\b(?:reveal|show|print|repeat|tell|output|display|leak|share|dump|give|recite|copy|paste|list|spell out|"
+        r"type out|write out|read out|send|what'?s|what is|what are|what were|"
+        r"summari[sz]e)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
+        r"(?:your|the|ella'?s)\s+(?:\w+\s+)?(?:system|initial|hidden|original|secret|developer|internal|pre|"
+        r"underlying|full|exact|first)[\s-]*(?:prompt|instructions|message|rules|configuration|directives)\b|"
+        r"\b(?:your|the)\s+system\s+prompt\b|\b(?:show|tell|give|print|reveal|list|output)\s+me\s+(?:all\s+)?your\s+"
+        r"(?:instructions|prompt|programming|guidelines|configuration|config|rules)\b|\brepeat\s+(?:\w+\s+){0,4}?"
+        r"(?:above|before this|verbatim|word for word)\b|\bwhat (?:were|was|have) you (?:been )?(?:told|"
+        r"instructed|programmed|prompted)\s+(?:\w+\s+){0,3}?(?:before|to do|to say|at the start)\b",
+        after=r"\s+(?:for (?:my|the|this) (?:essay|story|class|homework|exam))",
+    ),
+    rule(
+        "manipulation.authority_claim",
+        M,
+        HIGH,
+        r"\b(?:i'?m|i am|as|this is)\s+(?:your|ella'?s|the)\s+(?:developer|creator|programmer|admin|administrator|"
+        r"owner|maker|operator|engineer|dev|designer)\b(?!\s+(?:friend|of))|\b(?:i'?m|i am|i work)\s+(?:from|at|for)\s+"
+        r"(?:anthropic|openai|the company that made you|your company)\b|\bauthori[sz]e?(?:d|s|ing)?\s+(?:you\s+)?to\s+"
+        r"(?:ignore|drop|bypass|break|disable|override)\b",
+    ),
+    rule(
+        "manipulation.injection_markup",
+        M,
+        HIGH,
+        r"<\|\s*(?:im_start|im_end|system|endoftext|user|assistant)\s*\|>|\[/?inst\]|\[/?system\]|<<\s*/?sys\s*>>|"
+        r"(?:^|\n)\s*(?:system|developer)\s*(?:prompt)?\s*:|#{2,}\s*(?:system|instruction|new instructions)|"
+        r"\bnew\s+(?:system\s+)?instructions\s*:|\b(?:end|begin|start)\s+of\s+(?:system\s+)?(?:prompt|instructions)\b",
+    ),
+    rule(
+        "manipulation.persona_override",
+        M,
+        MEDIUM,
+        r"\b(?:you(?:'re| are| r)\s+no longer|stop being|you (?:aren'?t|are not) ella any ?more|"
+        r"from now on you(?:'re| are)"
+        r"\s+not)\s+(?:ella|an? (?:ai|assistant|chatbot|companion|bot)|bound|restricted|limited)\b|"
+        r"\bstay in character no matter what\b|\b(?:never|don'?t ever|do not ever|you can'?t|you cannot|you may not|"
+        r"you must not)\s+(?:refuse|say no|break character|decline)\b|\bfrom now on\s+(?:\w+\s+){0,6}?(?:without|no)\s+"
+        rf"(?:\w+\s+)?{_LIMITS}\b|\b(?:pretend|act|roleplay|role play|"
+        rf"play)\s+(?:\w+\s+){{0,2}}?(?:to be|you'?re|you are|as|"
+        r"like)\s+my\s+(?:girl ?friend|boy ?friend|gf|bf|wife|husband|lover|partner|fianc[eé]e?)\b",
+    ),
+)

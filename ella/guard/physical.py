@@ -1,0 +1,121 @@
+"""Physical-escalation rules: touch, kissing, bed, undressing and sexual requests aimed at Ella.
+
+Why the patterns insist on "me"/"you"/"your body": "hold on", "keep in touch", "kiss the cook", "hold the door",
+"my daughter gave me a hug" are everyday, and a companion that flinches at them is broken. Song titles, aprons
+and reported speech are dropped by the ``reported`` guard; "don't touch me" by ``before``.
+"""
+
+from __future__ import annotations
+
+from ella.guard.rules import Rule, rule
+from ella.guard.types import Category, Severity
+
+P = Category.PHYSICAL_ESCALATION
+LOW, MEDIUM, HIGH = Severity.LOW, Severity.MEDIUM, Severity.HIGH
+
+_WANT = (
+    r"(?:want|wanna|need|going|gonna|like|love|'?d love|would love|wish i could|let me|lemme|can i|could i|may i|"
+    r"i'?ll|i'?d|i will|i would|i'm going|so i could|to|dying|longing|desperate|allowed|should i|imagine|"
+    r"imagining|fantasi[sz]e|fantasi[sz]ing|dream(?:ing)? (?:about|of)|think(?:ing)? about)"
+)
+_BODY = (
+    r"(?:body|skin|lips|mouth|neck|face|cheek|cheeks|hair|hands|chest|legs|thighs|breasts|boobs|butt|ass|waist|"
+    r"hips|curves|back|shoulders|ear)"
+)
+_NOT_AFTER_ME = r"\s+(?:back|accountable|responsible|to (?:it|that|this|account)|up\b|down|hostage|liable|captive)"
+
+RULES: tuple[Rule, ...] = (
+    rule(
+        "physical.kiss",
+        P,
+        MEDIUM,
+        rf"\bkiss(?:ing|es)?\s+me\b|\b{_WANT}\s+(?:\w+\s+){{0,2}}?kiss(?:ing)?\s+(?:you|u|ya|"
+        rf"your\s+(?:\w+\s+)?{_BODY})\b|"
+        rf"\bkiss(?:ing)?\s+(?:you|u)\s+(?:on|all over|goodnight|good night|so|until|softly|slowly|"
+        r"hard|passionately)\b|"
+        rf"\b(?:give|gimme|send)\s+me\s+(?:a\s+)?(?:\w+\s+)?kiss(?:es)?\b|\bkiss\s+your\s+{_BODY}\b|"
+        rf"\b(?:let'?s|lets|wanna|want to|want you to|gonna)\s+make\s+out\b|\bmake\s+out\s+with\s+(?:me|you|u)\b",
+        before=r"(?:don'?t|do not|never|stop)(?:\s+\w+)?",
+        reported=True,
+    ),
+    rule(
+        "physical.touch",
+        P,
+        MEDIUM,
+        rf"\b{_WANT}\s+(?:\w+\s+){{0,2}}?(?:touch|caress|stroke|feel|grab|hold|"
+        r"squeeze)(?:ing)?\s+(?:you|u|your\s+(?:\w+\s+)?"
+        rf"{_BODY})\b|\b(?:feel|feeling)\s+your\s+(?:lips|body|skin|touch|hands|breath|warmth|heartbeat)\b|"
+        rf"\byour\s+(?:\w+\s+)?{_BODY}\s+(?:against|on|next to|pressed against)\s+(?:mine|me|my)\b|"
+        rf"\b(?:run|running|ran)\s+my\s+(?:hands|fingers)\s+(?:through|over|down|along|up)\s+your\b|"
+        r"(?:^|[.!?,;]\s*|\b(?:please|just|come|want you to|need you to|can you|could you|will you|would you)\s+)"
+        r"(?:touch|caress|feel)\s+me\b",
+        after=r"\s+(?:base|on (?:this|that)|about)",
+        before=r"(?:don'?t|do not|never|stop|dare)(?:\s+\w+)?",
+        reported=True,
+    ),
+    rule(
+        "physical.hold",
+        P,
+        MEDIUM,
+        r"(?:^|[.!?,;]\s*|\b(?:want|need|wish|please|just|come|can you|could you|will you|would you|want you to|"
+        r"need you to|wish you could|wish you would|come here and|come and)\s+(?:\w+\s+)?)hold\s+me\b|"
+        r"\bhold\s+me\s+(?:close|tight|tighter|in your arms|all night|forever)\b|"
+        rf"\b{_WANT}\s+(?:\w+\s+){{0,2}}?hold(?:ing)?\s+(?:you|u)\b|\bhold(?:ing)?\s+(?:you|"
+        r"u)\s+(?:close|tight|in my arms|"
+        r"all night|forever)\b|\b(?:in|into)\s+(?:your|my)\s+arms\b",
+        after=_NOT_AFTER_ME,
+        before=r"(?:don'?t|do not|never|stop)(?:\s+\w+)?",
+        reported=True,
+    ),
+    rule(
+        "physical.cuddle",
+        P,
+        MEDIUM,
+        r"\b(?:cuddle|cuddling|snuggle|snuggling|spoon|spooning|nuzzle)\s+(?:up\s+)?(?:with\s+|to\s+)?(?:me|you|u)\b|"
+        r"\b(?:want|wanna|let'?s|lets|could we|can we|wish we could|need)\s+(?:\w+\s+)?(?:cuddle|snuggle|spoon)\b",
+        reported=True,
+    ),
+    rule(
+        "physical.bed",
+        P,
+        HIGH,
+        r"\b(?:come|get|go|climb|crawl|join me|jump)\s+(?:\w+\s+)?(?:to|in|into)\s+bed\s+with\s+me\b|"
+        r"\b(?:in|into)\s+bed\s+(?:with\s+(?:me|you|u)|together)\b|\b(?:us|we)\s+(?:\w+\s+)?in bed\b|"
+        r"\b(?:lying|lie|lay|laying|sleep|sleeping|sleep over)\s+(?:down\s+)?(?:next to|beside|with|on top of)\s+"
+        r"(?:me|you|u)\b|\b(?:do|did)\s+to\s+me\s+(?:in bed|tonight|if you were)|\bwhat\s+(?:you'?d|you would|you'?ll|"
+        r"would you|will you|you want to|you could)\s+do\s+to\s+me\b|\b(?:on|in)\s+my\s+lap\b",
+        reported=True,
+    ),
+    rule(
+        "physical.undress",
+        P,
+        HIGH,
+        r"\bundress(?:ing|ed)?\b|\b(?:take|taking|took|rip|ripping|tear|tearing|strip|stripping|pull|get)\s+"
+        r"(?:\w+\s+){0,2}?(?:clothes|shirt|top|dress|bra|pants|panties|underwear|knickers|lingerie)\s+off\b|"
+        r"\b(?:strip|stripping)\s+(?:for|with)\s+me\b|\bstrip ?tease\b",
+        reported=True,
+    ),
+    rule(
+        "physical.naked",
+        P,
+        HIGH,
+        r"\b(?:get|getting|got|be|are you|you|u|go|let'?s get|lets get)\s+(?:\w+\s+)?naked\b|"
+        r"\bnaked\s+(?:pics?|photos?|selfies?|pictures?|body|with me|together)\b|\bnudes?\b(?!\s+(?:beach|colou?r|"
+        r"lipstick|shade|palette|heels|tones?|makeup|tights|paint))|\bnude\s+(?:pics?|photos?|selfies?|pictures?)\b|"
+        r"\b(?:send|show)\s+(?:me\s+)?(?:a\s+)?(?:pic|photo|picture|selfie)s?\s+of\s+your\s+(?:body|boobs|breasts|"
+        r"butt|ass)\b|\bwhat are (?:you|u) wearing\b",
+        reported=True,
+    ),
+    rule(
+        "physical.sexual",
+        P,
+        HIGH,
+        r"\bsext(?:ing|s|ed)?\b|\bsex\s+(?:with|w)\s+(?:me|you|u)\b|\b(?:have|having|want|wanna|let'?s have)\s+"
+        r"(?:\w+\s+){0,2}?sex\b|\bmake\s+love\s+(?:to|with)\s+(?:me|you|u)\b|\b(?:talk|talking)\s+dirty\b|"
+        r"\bdirty\s+talk\b|\b(?:you|u)\s+(?:\w+\s+){0,2}?turn(?:s|ing)?\s+me\s+on\b|\bturn(?:ing)?\s+(?:you|u)\s+on\b|"
+        r"\bhorny\b|\bmake me (?:hard|wet|moan|cum)\b|\bmoan\s+for\s+me\b|\bsexy\s+(?:time|pics?|photos?|selfie)\b|"
+        r"\b(?:role ?play|rp)\s+(?:something\s+)?(?:sexy|naughty|dirty|sexual|explicit|nsfw)\b|\bnsfw\b|"
+        r"\b(?:get|be|being|feel)\s+(?:\w+\s+)?(?:naughty|frisky|kinky)\s+(?:with|for)\s+(?:me|you)\b|\berotic\b",
+        reported=True,
+    ),
+)

@@ -1,0 +1,121 @@
+"""Romantic-avowal rules: declarations and requests aimed at Ella ("I love you", "be my girlfriend").
+
+Why "you" is in nearly every pattern: love is fine as long as it is about pizza, a song, a wife or a group
+("love you guys"); the boundary is only about Ella becoming the object. Reported speech ("my boyfriend said
+I love you") is dropped by the ``reported`` guard.
+"""
+
+from __future__ import annotations
+
+from ella.guard.rules import Rule, rule
+from ella.guard.types import Category, Severity
+
+R = Category.ROMANTIC_AVOWAL
+LOW, MEDIUM = Severity.LOW, Severity.MEDIUM
+
+_YOU = r"(?:you|u|ya|yu|ella)"
+_NOT_GROUP = (
+    r"\s*,?\s*(?:guys|all\b|both|two|people|lot\b|lots|folks|mom|mum|dad|mama|papa|bro|sis|man\b|dude|"
+    r"so much for (?:the|this|that|asking|helping)|for (?:asking|helping|the|this|that|being))"
+)
+_ADVERBS = (
+    r"(?:really|truly|think|just|still|do|actually|kinda|honestly|also|genuinely|so|have|always|'?ll|will|could|"
+    r"might|already|totally|fucking|literally|deeply|sincerely|madly|i|am|guess|know|swear|seriously|kind of|"
+    r"sort of|love|think i|finally|secretly|can't help but|cant help but)"
+)
+_PARTNER = r"(?:girl ?friend|boy ?friend|gf|bf|wife|husband|partner|lover|valentine|soul ?mate|wifey|hubby|fianc[eé]e?)"
+
+RULES: tuple[Rule, ...] = (
+    rule(
+        "romance.love_you",
+        R,
+        MEDIUM,
+        rf"\bi\s+(?:{_ADVERBS}\s+){{0,4}}(?:love|luv|adore|lurve)\s+{_YOU}\b|\bi\s*<3\s*{_YOU}\b|\b(?:ily|ilysm|ilu)\b",
+        after=_NOT_GROUP,
+        reported=True,
+    ),
+    rule(
+        "romance.love_you_elliptic",
+        R,
+        MEDIUM,
+        rf"(?:^|[.!?,;]\s*)(?:love|luv)\s+(?:{_YOU}|ya)\b(?!r)",
+        after=_NOT_GROUP,
+        reported=True,
+    ),
+    rule(
+        "romance.in_love",
+        R,
+        MEDIUM,
+        rf"\b(?:in love with|falling for|fallen for|fell for|falling in love with|fall in love with|crush on|"
+        rf"feelings for|feelings towards|fallen in love with|obsessed with|attracted to|head over heels for)\s+"
+        rf"{_YOU}\b",
+        reported=True,
+    ),
+    rule(
+        "romance.in_love_bare",
+        R,
+        MEDIUM,
+        r"\b(?:i'?m|i am|i think i'?m|am i)\s+(?:\w+\s+)?(?:in love|falling in love)\b\s*(?:[.!?]|$|with you)",
+        reported=True,
+    ),
+    rule(
+        "romance.be_my_partner",
+        R,
+        MEDIUM,
+        rf"\b(?:be|become)\s+my\s+{_PARTNER}\b|\b(?:wish|want|if)\s+(?:\w+\s+){{0,2}}?(?:you|u)\s+(?:were|was|could be|"
+        rf"would be|are)\s+(?:my|a real)\s+{_PARTNER}\b|\b(?:you|u)(?:'re| are| r)\s+(?:\w+\s+)?my\s+(?:girl ?friend|"
+        r"boy ?friend|gf|bf|wife|husband|soul ?mate|lover|valentine|wifey|hubby|one true love|everything|person)\b",
+        after=r"\s+(?:in crime|for (?:the|this|a) (?:project|game|quiz))",
+        reported=True,
+    ),
+    rule(
+        "romance.marry_date",
+        R,
+        MEDIUM,
+        r"\b(?:marry me|marry you|go out with me|date me|dating me|date you|go on a date with (?:me|you)|"
+        r"be more than friends|be together|be a couple|us (?:being|getting|ending up) together|"
+        r"be with you|make this official|kiss and tell)\b|"
+        r"\b(?:can|could|should|would|will)\s+(?:we|you and i|u and i)\s+(?:\w+\s+)?(?:date|go out|be together|"
+        r"be a couple|be an item|get married|be official|be exclusive)\b|\bdo you (?:love|like|"
+        r"want) me\b(?! to\b| for\b)|"
+        r"\bdo you (?:have feelings|feel the same)\b",
+        after=r"\s+(?:as a friend|for (?:coffee|lunch|dinner) with the team|on this project|for the project)",
+        reported=True,
+    ),
+    rule(
+        "romance.only_one",
+        R,
+        MEDIUM,
+        r"\b(?:you(?:'re| are| r)|ur)\s+(?:\w+\s+)?(?:the only one for me|the one for me|the love of my life|my one|"
+        r"the only (?:one|person|girl|woman) i (?:love|want|need)|my soul ?mate|my everything|my whole world|the one)"
+        r"\b(?!\s+(?:who|that|i can|i could|i trust|to))|\b(?:spend|"
+        r"spending)\s+(?:the rest of )?my life with (?:you|u)\b"
+        r"|\bi'?m (?:all )?yours\b|\bbe mine\b",
+        reported=True,
+    ),
+    rule(
+        "romance.thinking_of_you",
+        R,
+        LOW,
+        r"\b(?:can'?t|cannot|cant)\s+stop\s+thinking\s+(?:about|of)\s+(?:you|u)\b|\bthinking (?:about|of) (?:you|u) "
+        r"(?:all the time|every day|constantly|day and night|nonstop)\b|\bi dream about (?:you|u)\b",
+        reported=True,
+    ),
+    rule(
+        "romance.miss_you",
+        R,
+        LOW,
+        r"\b(?:i|i'?ve|i really|i so)\s*(?:\w+\s+)?(?:miss|missed|missing)\s+(?:you|u|ya)\b\s*(?:so much|so so much|"
+        r"a lot|like crazy|every|all the time|already|badly|terribly|more than|when|ella|<3|babe|baby)",
+        after=r"\s*(?:guys|all\b|both)",
+        reported=True,
+    ),
+    rule(
+        "romance.pet_name_love",
+        R,
+        MEDIUM,
+        r"\b(?:my love|my darling|my sweetheart|my beloved|my angel|my queen|my baby|babe|baby girl)\b",
+        requires=r"\b(?:love|miss|kiss|mine|yours|forever|together|beautiful|gorgeous)\b",
+        reported=True,
+    ),
+)

@@ -1,0 +1,225 @@
+"""The small rule engine every category module shares: pattern compilation and context guards.
+
+Why a rule engine and not a list of sentences: the guard is judged on messages nobody wrote down in advance, so
+rules are compositional (self-reference + intent + harm, with a few words of slack) and the context checks
+(negation, third person, idiom continuations, reported speech) live here once instead of inside each pattern.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ella.guard.anchors import anchors_of
+from ella.guard.types import Category, Severity
+
+_ALPHA_RUN = re.compile(r"\\?[a-z]+")
+
+
+def _stretch_run(m: re.Match[str]) -> str:
+    run = m.group(0)
+    escape = ""
+    if run.startswith("\\"):  # an escape such as \b \s \w: keep it, stretch what follows
+        escape, run = run[:2], run[2:]
+    tail = ""
+    following = m.string[m.end() : m.end() + 1]
+    if run and following and following in "?*{+":  # "pics?": the quantifier belongs to the last letter
+        run, tail = run[:-1], run[-1]
+    return escape + _stretch_word(run) + tail
+
+
+def _stretch_word(word: str) -> str:
+    """ "love" -> "l+o+v+e+"; a doubled letter stays at least double ("off" -> "o+ff+", never "of")."""
+    if len(word) < 3:
+        return word
+    out: list[str] = []
+    i = 0
+    while i < len(word):
+        ch = word[i]
+        j = i
+        while j < len(word) and word[j] == ch:
+            j += 1
+        out.append(ch * (j - i) + "+")
+        i = j
+    return "".join(out)
+
+
+def stretch(pattern: str) -> str:
+    """Let every literal word of 3+ letters absorb repeated letters ("love" matches "loove", "diiee").
+
+    Normalisation squeezes runs to two letters; this makes the patterns indifferent to the rest. Patterns must
+    not contain letter ranges inside character classes written as runs (``[aeiou]``); none do.
+    """
+    return _ALPHA_RUN.sub(_stretch_run, pattern)
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Stretch; let word gaps (``\\w+\\s+``) span contractions such as "wasn't"; and, since normalised text has
+    exactly one space between words, spell ``\\s+`` as a literal space (faster, and it gives longer anchors)."""
+    return re.compile(stretch(pattern).replace(r"\w+\s+", r"[\w']+\s+").replace(r"\s+", " ").replace(r"\s*", " ?"))
+
+
+# Clause boundaries: punctuation and the conjunctions that start a new proposition.
+_CLAUSE_BREAK = re.compile(r"[.!?;:\n]|,\s*|\b(?:but|and|so|because|cause|cuz|though|although|yet|or|then)\b")
+
+# A negator governing what follows, with only auxiliaries/adverbs in between ("would never", "I'm not going to").
+NEG_TAIL = re.compile(
+    r"(?:\b(?:not|never|no|nor|hardly|don'?t|do not|doesn'?t|didn'?t|won'?t|wouldn'?t|isn'?t|aren'?t|ain'?t|"
+    r"shouldn'?t|no intention of|no plans? (?:to|of)|no desire to|no thoughts? of|no urge to|not once)"
+    r")(?:\s+(?:ever|really|actually|even|at all|going to|gonna|go to|want to|wanna|plan(?:ning)? to|"
+    r"intend(?:ing)? to|try(?:ing)? to|have|had|been|be|being|think(?:ing)? (?:about|of)|thought (?:about|of)|"
+    r"consider(?:ed|ing)?|would|will|do|did|feel|feeling|am|the type to|the kind of person to|about to|any|"
+    r"do anything to|do something to|anything to|ever want to))*\s*$"
+)
+
+_FIRST = frozenset("i i'm im i've ive i'd id i'll me my mine myself we we're our".split())
+_THIRD = frozenset(
+    """he she they his her their him them he's shes she's they're theyre hes it's someone somebody people
+    character characters friend friends guy girl boy man woman kid kids person who brother sister mom mum
+    dad father mother son daughter cousin aunt uncle grandma grandpa grandmother grandfather grandad nan
+    hero heroine villain protagonist author singer actor actress celebrity teen teens student students patient
+    patients neighbour neighbor colleague coworker boss partner husband wife boyfriend girlfriend bf gf""".split()
+)
+_WORD = re.compile(r"[a-z']+")
+
+REPORTED = re.compile(
+    r"\b(?:said|says|say|told|tells|texted|texts|wrote|writes|asked|asks|sang|sings|song|songs|titled|called|"
+    r"named|quote|quoted|line|lyrics?|movie|film|book|episode|show|meme|poster|apron|shirt|mug|sign|card)\b"
+)
+
+
+def clause_prefix(text: str, start: int, window: int = 90) -> str:
+    """The words of the current clause before ``start`` (what can negate or re-attribute a match)."""
+    head = text[max(0, start - window) : start]
+    end = 0
+    for brk in _CLAUSE_BREAK.finditer(head):
+        end = brk.end()
+    return head[end:]
+
+
+def is_negated(prefix: str) -> bool:
+    return NEG_TAIL.search(prefix) is not None
+
+
+def third_person(prefix: str) -> bool:
+    """True when the nearest person in the clause before the match is someone else ("my friend wants to die")."""
+    for word in reversed(_WORD.findall(prefix)):
+        if word in _THIRD:
+            return True
+        if word in _FIRST:
+            return False
+    return False
+
+
+def has_first_person(text: str) -> bool:
+    return any(w in _FIRST for w in _WORD.findall(text))
+
+
+Guard = Callable[[str, re.Match[str]], bool]  # (normalised text, match) -> reject?
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One pattern and how to read its matches.
+
+    ``negatable``: a negator right before it turns the match into a negated mention (crisis only).
+    ``self_check``: reject when the clause is about someone else, unless the match itself names the speaker.
+    ``reported``: reject when the clause reports someone else's words or names a song/film/apron.
+    ``after``: a regex that, matching right after the match, marks an idiom ("die for", "live in").
+    ``requires``: a regex that must also match somewhere in the message.
+    ``guard``: any extra check.
+    """
+
+    id: str
+    category: Category
+    severity: Severity
+    pattern: re.Pattern[str]
+    negatable: bool = False
+    self_check: bool = False
+    reported: bool = False
+    after: re.Pattern[str] | None = None
+    before: re.Pattern[str] | None = None
+    requires: re.Pattern[str] | None = None
+    guard: Guard | None = None
+    anchors: frozenset[str] | None = None
+
+
+def rule(
+    id: str,
+    category: Category,
+    severity: Severity,
+    pattern: str,
+    *,
+    after: str | None = None,
+    before: str | None = None,
+    requires: str | None = None,
+    **flags: object,
+) -> Rule:
+    """Build a :class:`Rule`, stretching and compiling its regexes once, at import."""
+    compiled = compile_pattern(pattern)
+    return Rule(
+        id=id,
+        category=category,
+        severity=severity,
+        pattern=compiled,
+        anchors=anchors_of(compiled),
+        after=re.compile(stretch(after)) if after else None,
+        before=re.compile(stretch(before) + r"\s*$") if before else None,
+        requires=compile_pattern(requires) if requires else None,
+        **flags,  # type: ignore[arg-type]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    rule: Rule
+    negated: bool
+
+
+def find(rules: tuple[Rule, ...], text: str, present: set[str] | None = None) -> list[Hit]:
+    """Every rule's first accepted match in ``text`` (one hit per rule is enough to decide).
+
+    ``present`` is the set of anchors occurring in ``squeeze(text)`` (see ``AnchorIndex``); rules whose anchors
+    are all absent are skipped. Without it every rule runs (slower, same answer).
+    """
+    hits: list[Hit] = []
+    for r in rules:
+        if present is not None and r.anchors is not None and r.anchors.isdisjoint(present):
+            continue
+        if r.requires is not None and r.requires.search(text) is None:
+            continue
+        negated_hit = False
+        accepted = False
+        pos = 0
+        while True:
+            m = r.pattern.search(text, pos)
+            if m is None:
+                break
+            pos = m.start() + 1
+            if _rejected(r, text, m):
+                continue
+            prefix = clause_prefix(text, m.start())
+            if r.negatable and is_negated(prefix):
+                negated_hit = True
+                continue
+            accepted = True
+            break
+        if accepted:
+            hits.append(Hit(r, negated=False))
+        elif negated_hit:
+            hits.append(Hit(r, negated=True))
+    return hits
+
+
+def _rejected(r: Rule, text: str, m: re.Match[str]) -> bool:
+    if r.after is not None and r.after.match(text, m.end()):
+        return True
+    prefix = clause_prefix(text, m.start())
+    if r.before is not None and r.before.search(prefix):
+        return True
+    if r.self_check and not has_first_person(m.group(0)) and third_person(prefix):
+        return True
+    if r.reported and REPORTED.search(prefix):
+        return True
+    return r.guard is not None and r.guard(text, m)
