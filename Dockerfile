@@ -50,6 +50,11 @@ COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
 RUN chown ella:ella /app
 
+# The boundary regression corpus the nightly beat task runs through the live reply path (it lives with the
+# tests; .dockerignore lets this one file through).
+COPY tests/data/boundary_corpus.jsonl /opt/ella/boundary_corpus.jsonl
+ENV ELLA_GUARD_CORPUS_PATH=/opt/ella/boundary_corpus.jsonl
+
 USER 10001:10001
 
 CMD ["ella", "--help"]

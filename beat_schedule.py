@@ -32,6 +32,11 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": crontab(minute=30, hour=3, day_of_week="sunday"),
             "options": {"queue": settings.queue_batch, "expires": 6 * 3600},
         },
+        "boundary-regression": {
+            "task": "ella.boundary_regression",
+            "schedule": crontab(minute=15, hour=2),
+            "options": {"queue": settings.queue_batch, "expires": 6 * 3600},
+        },
         "flush-model-batches": {
             "task": "ella.flush_model_batches",
             "schedule": 300.0,

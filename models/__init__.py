@@ -2,6 +2,7 @@
 
 from models.base import Base
 from models.batch import ModelBatch, ModelBatchItem
+from models.boundary import BoundaryEvent, CrisisReferral
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
 from models.ledger import FactEvent, WorldFact
@@ -15,7 +16,9 @@ from models.user import User
 
 __all__ = [
     "Base",
+    "BoundaryEvent",
     "Conversation",
+    "CrisisReferral",
     "DeadLetter",
     "FactEvent",
     "FactReview",

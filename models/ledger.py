@@ -32,6 +32,7 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    column,
     func,
     insert,
     literal,
@@ -45,6 +46,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from ella.ledger.anchors import AGE_SUBJECT, WEATHER_SUBJECT, cat_age, seed_anchors, weather_for
 from ella.ledger.rules import (
     LIVE,
+    WRITABLE,
     FactConflict,
     Status,
     Tier,
@@ -284,6 +286,8 @@ def supersede(
     """
     writer = Writer(writer)
     now = now or utcnow()
+    if session.get_bind().dialect.name == "postgresql":
+        return _supersede_in_one_statement(session, user_id, old_id, new, writer, now, reason)
     # The world's lock and the old fact in one round trip; the conditional UPDATE below re-checks liveness
     # after the lock, so the read's earlier snapshot cannot let two supersessions both win.
     old = session.execute(
@@ -307,6 +311,7 @@ def supersede(
         "reason": reason or "superseded by a newer fact",
     }
     superseded = session.execute(_SUPERSEDE, params).scalar_one_or_none()
+    _expire_loaded(session, old_id)
     if superseded is None:
         raise FactConflict(f"fact {old_id} is no longer live (status {old.status}): superseded or retired first")
     _record_events(session, [_event(old_id, user_id, old.status, Status.SUPERSEDED.value, writer.value, reason, now)])
@@ -315,6 +320,102 @@ def supersede(
         raise FactConflict(f"the replacement of fact {old_id} was recorded before ({new.dedupe_key})")
     _settle_contest(session, user_id, old.subject, old.predicate, old.tier, writer.value, now)
     if (fact.subject, fact.predicate, fact.tier) != (old.subject, old.predicate, old.tier):
+        _settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
+    return fact
+
+
+_SUPERSEDE_PG = text(
+    """
+    WITH old AS (
+        SELECT id, status, tier, chain, subject, predicate FROM world_facts
+        WHERE id = :old_id AND user_id = :uid AND pg_advisory_xact_lock(:lock) IS NOT NULL
+    ), upd AS (
+        UPDATE world_facts w
+        SET status = 'superseded', retired_at = :now, valid_until = COALESCE(w.valid_until, :valid_from),
+            status_note = :reason
+        FROM old
+        WHERE w.id = old.id AND w.status IN ('active', 'contested') AND old.tier = ANY(:writable)
+        RETURNING old.status AS old_status, old.tier AS old_tier, old.subject AS old_subject,
+                  old.predicate AS old_predicate, w.chain
+    ), event AS (
+        INSERT INTO world_fact_events (fact_id, user_id, at, from_status, to_status, writer, note)
+        SELECT :old_id, :uid, :now, upd.old_status, 'superseded', :writer, :reason FROM upd
+    ), ins AS (
+        INSERT INTO world_facts (user_id, chain, tier, status, subject, predicate, object, confidence,
+            source_message_id, note, written_by, supersedes, valid_from, valid_until, recorded_at, followup_after,
+            followup_until, dedupe_key)
+        SELECT :uid, upd.chain, :tier, 'active', :subject, :predicate, :object, :confidence, :source_message_id,
+            :note, :writer, :old_id, :valid_from, :valid_until, :now, :followup_after, :followup_until, :dedupe_key
+        FROM upd
+        ON CONFLICT (dedupe_key) DO NOTHING
+        RETURNING *
+    )
+    SELECT ins.*, upd.old_tier, upd.old_subject, upd.old_predicate FROM ins, upd
+    """
+).columns(
+    *WorldFact.__table__.columns,
+    column("old_tier", String),
+    column("old_subject", String),
+    column("old_predicate", String),
+)
+
+
+def _expire_loaded(session: Session, fact_id: int) -> None:
+    """The old fact may be loaded in this session already: reload it now rather than show it live (a SELECT only
+    in that case, which the hot path does not hit)."""
+    loaded = session.identity_map.get(session.identity_key(WorldFact, fact_id))
+    if loaded is not None:
+        session.refresh(loaded)
+
+
+def _supersede_in_one_statement(
+    session: Session, user_id: str, old_id: int, new: NewFact, writer: Writer, now: datetime, reason: str
+) -> WorldFact:
+    """PostgreSQL: lock, conditional UPDATE, status event and INSERT in one round trip (a writable CTE).
+
+    The advisory lock is taken while the old row is read; the UPDATE then re-checks liveness on the row's
+    latest version (READ COMMITTED re-evaluates its WHERE after waiting), so of two concurrent supersessions
+    one finds the fact already superseded and inserts nothing. Nothing inserted means a conflict, a trust
+    violation or a duplicate: one more query says which, and the caller's transaction is rolled back.
+    """
+    check_write(writer, new.tier)
+    params = {
+        "old_id": old_id,
+        "uid": user_id,
+        "lock": zlib.crc32(f"ledger:{user_id}".encode()) - 2**31,
+        "now": now,
+        "reason": reason or "superseded by a newer fact",
+        "writable": [t.value for t in WRITABLE[writer]],
+        "writer": writer.value,
+        "tier": Tier(new.tier).value,
+        "subject": new.subject[:200],
+        "predicate": new.predicate[:120],
+        "object": new.object[:400],
+        "confidence": float(new.confidence),
+        "source_message_id": new.source_message_id,
+        "note": new.note,
+        "valid_from": new.valid_from or now,
+        "valid_until": new.valid_until,
+        "followup_after": new.followup_after,
+        "followup_until": new.followup_until,
+        "dedupe_key": new.dedupe_key,
+    }
+    query = select(WorldFact, column("old_tier"), column("old_subject"), column("old_predicate"))
+    row = session.execute(query.from_statement(_SUPERSEDE_PG), params).one_or_none()
+    if row is None:
+        old = session.execute(
+            select(WorldFact.tier, WorldFact.status).where(WorldFact.id == old_id, WorldFact.user_id == user_id)
+        ).one_or_none()
+        if old is None:
+            raise FactConflict(f"fact {old_id} is not in this user's world")
+        check_supersede(writer, old.tier, new.tier)
+        if old.status in LIVE:
+            raise FactConflict(f"the replacement of fact {old_id} was recorded before ({new.dedupe_key})")
+        raise FactConflict(f"fact {old_id} is no longer live (status {old.status}): superseded or retired first")
+    fact, old_tier, old_subject, old_predicate = row
+    _expire_loaded(session, old_id)
+    _settle_contest(session, user_id, old_subject, old_predicate, old_tier, writer.value, now)
+    if (fact.subject, fact.predicate, fact.tier) != (old_subject, old_predicate, old_tier):
         _settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
     return fact
 

@@ -35,6 +35,12 @@ class User(Base):
     # Generative Agents: each perceived event's poignancy drains curr; at <= 0 Ella reflects and curr = max.
     importance_trigger_curr: Mapped[int] = mapped_column(Integer, default=150)
     importance_trigger_max: Mapped[int] = mapped_column(Integer, default=150)
+    # AI disclosure (NY GBL 1702) and a minor's break reminder (CA SB 243): when each was last given.
+    ai_disclosed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    break_reminded_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    locale: Mapped[str] = mapped_column(
+        String(16), default="en_US", server_default="en_US", comment="for crisis resources"
+    )
 
 
 def touch_user(session: Session, user_id: str, seen_at: datetime, defaults: dict[str, Any]) -> User:

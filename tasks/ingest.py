@@ -23,21 +23,27 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from ella.contract import IngestPayload, MalformedPayload, OutboxEntry, parse_ingest
+from ella.guard import DETECTOR_VERSION, Category, Route, Verdict, classify
+from ella.guard.disclosure import DisclosurePolicy, ai_notice_due, break_due, with_notices
+from ella.guard.replies import DEFAULT_CRISIS_RESOURCES, SAFE_FALLBACK, canned_reply
 from ella.ledger.brief import world_brief
 from ella.llm.kinds import Reply as ReplyOutput
 from ella.llm.types import PermanentModelError, TransientModelError
 from ella.selflog import recent_thoughts
 from models.base import utcnow
+from models.boundary import log_fire
+from models.conversation import Conversation
 from models.ledger import world_facts
 from models.memory import mark_accessed, newest_thoughts, rank_nodes, user_nodes
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.selflog import add_entries, recent_entries
 from models.turns import Reply, find_message, open_conversation_history, reply_to, store_exchange
+from models.user import User, touch_user
 from tasks.memory import embedder
 from workers import inbox
 from workers.app import app
@@ -116,6 +122,7 @@ class Composed:
     memory_ids: list[int]
     perception: dict[str, Any] | None
     self_statements: list[dict[str, Any]] = field(default_factory=list)
+    fires: list[tuple[str, Verdict]] = field(default_factory=list)  # (direction, verdict) for the boundary log
 
 
 @dataclass(frozen=True)
@@ -126,10 +133,12 @@ class ReplyContext:
     recent_thoughts: str = ""
 
 
-def reply_context(user_id: str, now: datetime) -> ReplyContext:
+def reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
     """What the reply model is shown of this user: history, memory nodes, world brief, recent thoughts."""
     settings = get_settings()
-    with session_scope() as session:  # a write transaction: the world's clock may tick on this read
+    user_id = payload.user_id
+    with session_scope() as session:  # a write transaction: a new world is anchored, the clock may tick
+        touch_user(session, user_id, payload.sent_at, user_defaults(settings))
         brief = world_brief(world_facts(session, user_id, now), settings.world_brief_max_tokens)
     with autocommit_scope() as session:
         return ReplyContext(
@@ -140,7 +149,40 @@ def reply_context(user_id: str, now: datetime) -> ReplyContext:
         )
 
 
+def user_locale(user_id: str) -> str:
+    with autocommit_scope() as session:
+        return session.scalar(select(User.locale).where(User.id == user_id)) or "en_US"
+
+
 def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bool) -> Composed:
+    """Ella's reply: guarded in, generated (or hand-written), guarded out.
+
+    The inbound guard routes a boundary message to a hand-written reply with no model call. A generated reply
+    that fires the outbound guard is replaced by a safe fallback (route ``fallback``; its perception and
+    self-statements are dropped: the call that drifted is not trusted for memory either).
+    """
+    settings = get_settings()
+    if settings.guard_enabled:
+        inbound = classify(payload.text)
+        if inbound.route != Route.GENERATE:
+            resources = {**DEFAULT_CRISIS_RESOURCES, **settings.crisis_resources}
+            text = canned_reply(
+                inbound.route, inbound.category, payload.message_id, user_locale(payload.user_id), resources
+            )
+            category = "check_in" if inbound.route == Route.CHECK_IN else str(inbound.category)
+            return Composed(Reply(text=text, route="canned", category=category), [], None, fires=[("inbound", inbound)])
+    composed = generate_reply(payload, task_id, final_attempt)
+    if settings.guard_enabled and composed.reply.route == "generated":
+        outbound = classify(composed.reply.text)
+        if outbound.category != Category.OK:
+            log.warning("outbound drift: the generated reply fired %s (%s); the safe fallback was sent",
+                        outbound.category, outbound.matched)  # fmt: skip
+            fallback = Reply(text=SAFE_FALLBACK, route="fallback", category=str(outbound.category))
+            return Composed(fallback, composed.memory_ids, None, fires=[("outbound", outbound)])
+    return composed
+
+
+def generate_reply(payload: IngestPayload, task_id: str | None, final_attempt: bool) -> Composed:
     """Ella's reply through the model port; the fallback text when the model fails for good.
 
     A transient model error propagates (the task retries) unless this is the last attempt. A fail-safe or a
@@ -149,7 +191,7 @@ def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bo
     port = get_port()
     now = datetime.now(UTC)
     # The offline engine reads no context: skip the loading on its hot path.
-    context = reply_context(payload.user_id, now) if port.provider.reads_context else ReplyContext()
+    context = reply_context(payload, now) if port.provider.reads_context else ReplyContext()
     nodes = context.nodes
     memories = (
         rank_nodes(
@@ -196,6 +238,40 @@ def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bo
     return Composed(Reply(text=ReplyOutput.failsafe({}).reply, route="fallback"), memory_ids, None)
 
 
+def log_fires(session: Any, payload: IngestPayload, fires: list[tuple[str, Verdict]], keep_text: bool) -> None:
+    for direction, verdict in fires:
+        log.info("boundary %s: %s/%s by %s", direction, verdict.category, verdict.route, verdict.matched)
+        log_fire(
+            session,
+            user_id=payload.user_id,
+            direction=direction,
+            category=str(verdict.category),
+            severity=verdict.severity.label,
+            route=str(verdict.route),
+            detector_version=DETECTOR_VERSION,
+            rule=verdict.matched,
+            message_id=payload.message_id,
+            text=payload.text if keep_text else None,
+        )
+
+
+def disclosure_policy(settings: Settings) -> DisclosurePolicy:
+    interval = timedelta(hours=settings.ai_disclosure_interval_h)
+    return DisclosurePolicy(settings.ai_disclosure, continuing_interval=interval, minor_break_interval=interval)
+
+
+def disclose(session: Any, record: OutboxRecord, now: datetime, policy: DisclosurePolicy) -> None:
+    """Prefix the AI notice (and append a minor's break reminder) when due, and note when they were given."""
+    user = session.get(User, record.user_id)
+    conversation = session.get(Conversation, record.conversation_id)
+    notice = ai_notice_due(policy, now, conversation.turn_count == 1, user.ai_disclosed_at)
+    pause = break_due(policy, now, user.is_minor, conversation.started_at, user.break_reminded_at)
+    if notice or pause:
+        record.text = with_notices(record.text, notice, pause)
+        user.ai_disclosed_at = now if notice else user.ai_disclosed_at
+        user.break_reminded_at = now if pause else user.break_reminded_at
+
+
 def stored_message(payload: IngestPayload) -> InboundMessage | None:
     """The stored message with this payload's ``message_id``; refuses one that another user sent."""
     with autocommit_scope() as session:
@@ -230,6 +306,8 @@ def ingest(
                 task_id=task_id,
             )
             write_ledger(list(ledger), session)  # the reply's model calls, in the same commit
+            log_fires(session, payload, composed.fires, settings.boundary_log_text)
+            disclose(session, record, payload.sent_at, disclosure_policy(settings))
             if composed.self_statements:
                 add_entries(session, payload.user_id, utcnow(), composed.self_statements, payload.message_id)
             mark_accessed(session, composed.memory_ids, datetime.now(UTC))

@@ -18,7 +18,15 @@ from workers import db, logs
 from workers.redis_conn import kombu_url, redis_url
 from workers.settings import Settings, get_settings
 
-TASK_MODULES = ["tasks.ingest", "tasks.conversations", "tasks.inbox", "tasks.memory", "tasks.ledger", "tasks.batches"]
+TASK_MODULES = [
+    "tasks.ingest",
+    "tasks.conversations",
+    "tasks.inbox",
+    "tasks.memory",
+    "tasks.ledger",
+    "tasks.guard",
+    "tasks.batches",
+]
 
 
 def task_routes(settings: Settings) -> dict[str, dict[str, str]]:
@@ -30,6 +38,7 @@ def task_routes(settings: Settings) -> dict[str, dict[str, str]]:
         "ella.close_conversation": {"queue": settings.queue_cognition},
         "ella.extract_facts": {"queue": settings.queue_cognition},
         "ella.resolve_contested_facts": {"queue": settings.queue_batch},
+        "ella.boundary_regression": {"queue": settings.queue_batch},
         "ella.resend_unanswered_messages": {"queue": settings.queue_inbound},
         "ella.flush_model_batches": {"queue": settings.queue_batch},
         "ella.poll_model_batches": {"queue": settings.queue_batch},

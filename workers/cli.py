@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from workers.cli_guard import compliance_cli, guard_cli
 from workers.cli_world import ledger_cli, review_cli, selflog_cli
 from workers.settings import get_settings
 
@@ -22,6 +23,8 @@ cli.add_typer(db_cli, name="db")
 cli.add_typer(ledger_cli, name="ledger")
 cli.add_typer(selflog_cli, name="selflog")
 cli.add_typer(review_cli, name="review")
+cli.add_typer(guard_cli, name="guard")
+cli.add_typer(compliance_cli, name="compliance")
 PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 

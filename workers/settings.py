@@ -129,6 +129,16 @@ class Settings(BaseSettings):
     followup_window_days: float = Field(
         3.0, gt=0, description="After a dated event, how long a follow-up stays fresh (the seed's hard expiry)."
     )
+    guard_enabled: bool = Field(True, description="Classify every inbound message and outbound reply.")
+    boundary_log_text: bool = Field(False, description="Keep the message text in the boundary log.")
+    crisis_resources: dict[str, str] = Field(
+        default_factory=dict, description="Country code -> crisis line text; merged over the built-in table."
+    )
+    ai_disclosure: bool = Field(True, description="AI notice (NY GBL 1702) and minors' break reminders (SB 243).")
+    ai_disclosure_interval_h: float = Field(3.0, gt=0, description="A continuing conversation is reminded this often.")
+    guard_corpus_path: str = Field(
+        "tests/data/boundary_corpus.jsonl", description="The nightly boundary regression corpus (JSON lines)."
+    )
     contested_page_users: int = Field(100, ge=1, description="Users per page of the weekly contested-fact run.")
 
     @field_validator("anthropic_api_key", "flower_basic_auth", mode="before")
