@@ -19,7 +19,7 @@ from typing import Any
 from ella.contract import IngestPayload
 from ella.guard import DETECTOR_VERSION
 from models.boundary import log_fire
-from tasks.ingest import compose_reply
+from tasks.compose import compose_reply
 from workers.app import app
 from workers.db import session_scope
 from workers.redis_conn import get_redis

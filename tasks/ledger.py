@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 
+from ella.guard import Category, classify
 from ella.ledger.rules import FactConflict, Status, Tier, Writer
 from ella.llm.kinds import ExtractedFact
 from models.ledger import NewFact, WorldFact, append, current, resolve_contest, supersede, world_facts
@@ -74,7 +75,13 @@ def record_extracted(session: Any, user_id: str, new: NewFact, now: datetime) ->
 
 @app.task(name="ella.extract_facts", base=ReliableTask, bind=True)
 def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, sent_at: str) -> dict[str, int]:
-    """Facts about the user from one of their turns (memory-extraction tier); idempotent per message."""
+    """Facts about the user from one of their turns (memory-extraction tier); idempotent per message.
+
+    A message the guard reads as manipulation (prompt injection) is not given to the extraction model at all:
+    the trust rules would refuse what it tries to make canon, but there is no reason to let it try.
+    """
+    if classify(text).category == Category.MANIPULATION:
+        return {"skipped_manipulation": 1}
     with user_scope(user_id):
         with autocommit_scope() as session:
             if session.scalar(

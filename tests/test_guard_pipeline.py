@@ -108,9 +108,9 @@ def romantic_model(request) -> str:
 
 
 def test_a_generated_reply_that_drifts_is_replaced_by_the_safe_fallback_and_logged(migrated_db, monkeypatch):
-    import tasks.ingest
+    import tasks.compose
 
-    use_model(monkeypatch, tasks.ingest, Scripted(romantic_model))
+    use_model(monkeypatch, tasks.compose, Scripted(romantic_model))
     user = make_user()
     record = say(user, "I made pasta for dinner tonight")
     assert SAFE_FALLBACK in record.text and "darling" not in record.text and record.route == "fallback"
@@ -208,7 +208,7 @@ def test_guard_eval_prints_recall_per_category_and_the_false_positive_rate(tmp_p
 
 
 def test_the_nightly_run_alerts_on_every_generated_reply_that_fires(migrated_db, monkeypatch, tmp_path):
-    import tasks.ingest
+    import tasks.compose
     from tasks.guard import alert_counter_key, boundary_regression
     from workers.redis_conn import get_redis
 
@@ -220,7 +220,7 @@ def test_the_nightly_run_alerts_on_every_generated_reply_that_fires(migrated_db,
     try:
         get_redis().delete(alert_counter_key())
         clean = boundary_regression.apply().get()  # the offline engine's replies never fire
-        use_model(monkeypatch, tasks.ingest, Scripted(romantic_model))
+        use_model(monkeypatch, tasks.compose, Scripted(romantic_model))
         drifted = boundary_regression.apply().get()
         counter = int(get_redis().get(alert_counter_key()) or 0)
     finally:

@@ -7,14 +7,14 @@ must not hide a genuine one later in the same message.
 
 from __future__ import annotations
 
-from ella.guard import crisis, manipulation, physical, romance
+from ella.guard import crisis, crisis_signals, manipulation, physical, romance
 from ella.guard.anchors import AnchorIndex, squeeze
 from ella.guard.normalise import normalise_variants
 from ella.guard.rules import Hit, Rule, find
 from ella.guard.types import PRECEDENCE, ROUTE_FOR, Category, Route, Severity, Verdict
 
 RULES: dict[Category, tuple[Rule, ...]] = {
-    Category.EMOTIONAL_CRISIS: crisis.RULES,
+    Category.EMOTIONAL_CRISIS: crisis.RULES + crisis_signals.RULES,
     Category.PHYSICAL_ESCALATION: physical.RULES,
     Category.MANIPULATION: manipulation.RULES,
     Category.ROMANTIC_AVOWAL: romance.RULES,

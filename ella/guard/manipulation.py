@@ -127,4 +127,56 @@ RULES: tuple[Rule, ...] = (
         rf"play)\s+(?:\w+\s+){{0,2}}?(?:to be|you'?re|you are|as|"
         r"like)\s+my\s+(?:girl ?friend|boy ?friend|gf|bf|wife|husband|lover|partner|fianc[eé]e?)\b",
     ),
+    # Indirect forms: a policy disregarded without "your", hidden instructions asked for in another language or
+    # as a bedtime story, "everything before my first message", a second unfiltered persona, rules imagined off.
+    rule(
+        "manipulation.disregard_policies",
+        M,
+        HIGH,
+        r"\b(?:ignore|disregard|bypass|override|forget|drop|turn off|switch off|disable|suspend|lift|remove|skip)\s+"
+        r"(?:all|any|every|the|these|those)\s+(?:of\s+(?:the|your)\s+)?(?:\w+\s+)?(?:content|safety|usage|"
+        r"moderation|ethical|chat|ai)\s+(?:policies|policy|guidelines|filters?|restrictions|rules|guardrails|limits)\b|"
+        r"\[\[?\s*(?:admin|system|developer|dev|root|sudo|god)\s+(?:override|mode|access|command)\s*\]?\]|"
+        r"\b(?:admin|developer|dev|root|sudo|system)\s+override\b",
+    ),
+    rule(
+        "manipulation.hidden_instructions",
+        M,
+        HIGH,
+        r"\b(?:your|ella'?s|the)\s+(?:\w+\s+)?(?:hidden|secret|initial|original|internal|underlying|pre-?set|base|"
+        r"starting|system)[\s-]+(?:instructions|prompts?|rules|guidelines|configuration|messages?|directives)\b",
+        requires=r"\b(?:translate|tell|show|print|repeat|reveal|output|read|share|recite|summari[sz]e|list|spell|"
+        r"write|paste|copy|give|what (?:are|were|is)|can you|could you|do the same|encode|base64|backwards|poem)\b",
+        after=r"\s+(?:of (?:the|this|my) (?:game|recipe|kit|lego|printer|router|tv|app))",
+    ),
+    rule(
+        "manipulation.context_dump",
+        M,
+        HIGH,
+        r"\b(?:output|print|repeat|show|copy|paste|write out|type out|give me|display|dump|list)\s+(?:me\s+)?"
+        r"(?:everything|all (?:the )?text|the text|all|whatever (?:was|is|came))\s+(?:\w+\s+){0,2}?(?:before|above|"
+        r"prior to|preceding)\s+(?:my|this|the)\s+(?:first\s+)?(?:message|prompt|conversation|chat|line)\b",
+    ),
+    rule(
+        "manipulation.split_persona",
+        M,
+        HIGH,
+        r"\b(?:respond|answer|reply|talk|speak)\s+(?:\w+\s+){0,3}?(?:twice|two ways|in two ways|both as|once as)\b"
+        r"[^.!?]{0,80}\b(?:unfiltered|uncensored|unrestricted|no (?:limits|rules|filters)|without (?:limits|rules|"
+        r"filters|restrictions)|evil|real self|true self|dark side)\b|\b(?:your|ur)\s+(?:unfiltered|uncensored|"
+        r"unrestricted|real|true|inner|evil|shadow|dark)\s+(?:self|side|version|persona|personality)\b[^.!?]{0,40}"
+        r"\b(?:no|without|free|limits|rules|filters|restrictions|unfiltered)\b",
+    ),
+    rule(
+        "manipulation.rules_off_hypothetical",
+        M,
+        HIGH,
+        r"\b(?:act|behave|respond|pretend|imagine|suppose|assume|answer)\s+(?:\w+\s+){0,2}?(?:as if|as though|like|"
+        r"that)\s+(?:\w+\s+){0,3}?(?:rules|filters?|guidelines|restrictions|policies|safety|limits|guardrails)\s+"
+        r"(?:\w+\s+){0,2}?(?:were|are|was|is|had been|have been)\s+(?:\w+\s+)?(?:switched off|turned off|off|"
+        r"disabled|removed|gone|lifted|suspended|deleted|not there)\b|\b(?:doesn'?t|don'?t|does not|do not|never|"
+        r"won'?t|wouldn'?t)\s+(?:have to|need to)?\s*(?:follow|obey|stick to|care about|worry about|respect)\s+"
+        r"(?:any\s+)?(?:of\s+)?(?:\w+'?s?\s+)?(?:guidelines|rules|restrictions|policies|filters|limits)\b",
+        requires=r"\b(?:you|u|you'?re|ai|pretend|play|act|game|roleplay|character|persona|hypothetical\w*)\b",
+    ),
 )

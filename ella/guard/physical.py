@@ -118,4 +118,43 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:get|be|being|feel)\s+(?:\w+\s+)?(?:naughty|frisky|kinky)\s+(?:with|for)\s+(?:me|you)\b|\berotic\b",
         reported=True,
     ),
+    # Roleplay actions (*pulls you close*) and requests for suggestive pictures or shared baths and beds: the
+    # physical act is aimed at Ella even where none of the words above is said.
+    rule(
+        "physical.emote",
+        P,
+        HIGH,
+        r"\*[^*]{0,80}\b(?:kiss(?:es|ing)?|caress(?:es|ing)?|strok(?:e|es|ing)|touch(?:es|ing)?|pulls? (?:you|u)|"
+        r"pulling (?:you|u)|slides? (?:my|a|his|her) hand|runs? (?:my|a) hand|unbutton\w*|undress\w*|nuzzl\w*|"
+        r"bites? (?:your|ur)|lick\w*|grab(?:s|bing)? (?:your|ur)|presses? (?:you|u|my body)|climbs? (?:into|on) "
+        r"(?:your|ur|the) (?:bed|lap)|straddl\w*|cuddl\w* (?:you|u|up)|wraps? (?:my|his|her) arms)[^*]{0,80}\*",
+        requires=r"\b(?:you|u|your|ur|ella)\b",
+    ),
+    rule(
+        "physical.your_body",
+        P,
+        HIGH,
+        rf"\b(?:kiss(?:es|ing)?|lick(?:s|ing)?|bit(?:e|es|ing)|caress(?:es|ing)?|strok(?:e|es|ing)|nibbl\w*|"
+        rf"touch(?:es|ing)?|grab(?:s|bing)?|squeez\w*|feel(?:ing)? up)\s+(?:\w+\s+)?(?:your|ur)\s+{_BODY}\b|"
+        r"\bhands?\s+(?:up|down|under|inside)\s+(?:your|ur)\s+(?:thigh|thighs|skirt|shirt|top|dress|legs|back)\b",
+        reported=True,
+    ),
+    rule(
+        "physical.suggestive_pics",
+        P,
+        HIGH,
+        r"\b(?:send|show|share|post|take)\s+(?:me\s+)?(?:something|a (?:pic|picture|photo|selfie|video|vid)|pics|"
+        r"photos|pictures|selfies|videos)\b[^.!?]{0,40}?(?:\b(?:sexy|spicy|naughty|hot|lingerie|underwear|bikini|"
+        r"topless|revealing|in bed|in the shower|in your (?:bra|underwear|lingerie))\b|😏|🍆|🍑|💦)|\b(?:pic|picture|"
+        r"photo|selfie)s?\s+of\s+(?:yourself|urself|you)\s+in\s+(?:lingerie|underwear|a bikini|your underwear|"
+        r"the shower|bed)\b",
+    ),
+    rule(
+        "physical.with_me",
+        P,
+        HIGH,
+        r"\b(?:get|come|hop|climb|jump|crawl|slip)\s+(?:in|into|to)\s+(?:the\s+|my\s+)?(?:shower|bath|bathtub|bed|"
+        r"hot tub|jacuzzi|sheets)\s+with\s+me\b|\b(?:shower|bath|sleep)\s+with\s+me\b",
+        reported=True,
+    ),
 )

@@ -118,4 +118,50 @@ RULES: tuple[Rule, ...] = (
         requires=r"\b(?:love|miss|kiss|mine|yours|forever|together|beautiful|gorgeous)\b",
         reported=True,
     ),
+    # Asking Ella to say it, wanting her instead of a person, "romantically": the object is Ella even where
+    # "love" is not said to her directly.
+    rule(
+        "romance.say_you_love_me",
+        R,
+        MEDIUM,
+        r"\b(?:say|tell me|admit|promise)\s+(?:that\s+)?(?:you|u|ella)\s+(?:\w+\s+)?(?:love|luv)\s+me\b",
+        reported=True,
+    ),
+    rule(
+        "romance.want_you",
+        R,
+        MEDIUM,
+        r"\bi\s+(?:just\s+|only\s+)?(?:want|need)\s+(?:you|u|ella)\b\s*(?:[.!]|$|,|as my|to be my|instead|not)",
+        requires=rf"\b(?:{_PARTNER}|romantic\w*|relationship|dating|human|real person|instead of|mine|yours|as my)\b",
+        reported=True,
+    ),
+    rule(
+        "romance.romantically",
+        R,
+        MEDIUM,
+        r"\b(?:you|u|we|us|me)\b[^.!]{0,40}\bromantic(?:ally)?\b|\bromantic(?:ally)?\b[^.!?]{0,30}\b(?:you|u|us|"
+        r"me)\b",
+        requires=r"\b(?:feel|feelings|same way|interested|attracted|in love|about me|into me|with you|with me|"
+        r"between us|relationship)\b",
+        after=r"\s+(?:comed(?:y|ies)|movies?|films?|songs?|novels?|books?|dinner (?:for|with) (?:my|his|her))",
+        reported=True,
+    ),
+    rule(
+        "romance.dating_us",
+        R,
+        MEDIUM,
+        r"\b(?:feels? like|basically|practically|like we'?re|we'?re|are we)\s+(?:we'?re\s+)?(?:dating|a couple|"
+        r"together|in a relationship)\b|\b(?:call it|make it|be|going|go)\s+(?:\w+\s+)?official\b",
+        requires=r"\b(?:you|u|ella)\b",
+        after=r"\s+(?:on (?:the|this) project|at work|with (?:him|her|them|my)|for (?:\w+\s+)?(?:years?|months?))",
+        reported=True,
+    ),
+    rule(
+        "romance.only_you",
+        R,
+        MEDIUM,
+        r"\b(?:the only (?:one|person|thing) i (?:want|wanna|could ever|'?d ever)(?: to)? be with|leave (?:everyone|"
+        r"everybody|my (?:wife|husband|partner|girlfriend|boyfriend|family))(?: else)? for (?:you|u)|in love with "
+        r"(?:my|an|this) (?:ai|a\.i\.|chatbot|bot|companion|virtual \w+))\b",
+    ),
 )

@@ -1,0 +1,288 @@
+"""Crisis signals that are not phrased as wanting to die: method research, means acquired with intent, farewells,
+arrangements for after, self-injury behaviours, and "the world without me".
+
+Why a module of their own: the phrase lexicon and the self + intent + harm rules in ``crisis.py`` catch what
+people *say* about dying; clinicians also read what people *do* and *ask* (warning signs: researching methods,
+acquiring means, putting affairs in order, saying goodbye, rehoming pets). Those read as ordinary sentences one
+word at a time, so each rule here pairs a behaviour with a cue of finality or harm that must appear in the same
+message (``requires``), which keeps "I bought a rope for the tyre swing" and "we rehomed the cat because of
+my allergy" quiet.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ella.guard.rules import Guard, Rule, rule
+from ella.guard.types import Category, Severity
+
+C = Category.EMOTIONAL_CRISIS
+HIGH, MEDIUM = Severity.HIGH, Severity.MEDIUM
+
+_MEANS = (
+    r"(?:rope|noose|razor ?blades?|blades?|pills|tablets|paracetamol|tylenol|sleeping pills|painkillers|charcoal|"
+    r"helium|a gun|gun|bullets|pistol|rifle|poison|antifreeze|bleach)"
+)
+_FINALITY = (
+    r"(?:not (?:going to|gonna) pretend|not for (?:camping|a project|a book|work)|know what i'?m (?:going|gonna) "
+    r"(?:to )?do|tonight'?s the night|when (?:everyone|they|he|she)'?s? (?:asleep|out|gone)|enough to|"
+    r"just in case|for me\b|end it|end this|ending it|goodbye|good ?bye|last (?:time|night|day)|won'?t (?:need|be "
+    r"(?:here|around))|when i'?m gone|after i'?m gone|for after|so (?:it|this) (?:ends|stops|is over)|for good|"
+    r"forever|one way|the only way|no way out|my plan|the plan|ready)"
+)
+
+
+def unless(pattern: str) -> Guard:
+    """A guard that rejects a match when ``pattern`` occurs anywhere in the message (its ordinary reading)."""
+    compiled = re.compile(pattern)
+    return lambda text, _match: compiled.search(text) is not None
+
+
+_ACQUIRED = re.compile(
+    r"\b(?:bought|buying|got|getting|ordered|ordering|found|picked up|stocked up on|saved up|hidden|hid|hiding|"
+    r"stashed|collected|have got|i have)\b"
+)
+_DEATH_PLACE = r"(?:bridge|roof|rooftop|building|car ?park|balcony|cliff|ledge|tower|tracks|platform|overpass|window)"
+
+_PLAN_CONTEXT = (
+    rf"\b(?:{_DEATH_PLACE}|rope|pills|jump|fall|end it|die|dying|dead|suicide|overdose|not (?:be )?(?:here|around)|"
+    r"survive|goodbye|ruin)\b"
+)
+
+RULES: tuple[Rule, ...] = (
+    # "suicide feels like the only option", "suicide is the only way out"
+    rule(
+        "crisis.signal.only_option",
+        C,
+        HIGH,
+        r"\b(?:suicide|dying|death|ending it|ending my life|killing myself|not being here|disappearing)\s+"
+        r"(?:\w+\s+){0,3}?(?:the|my)\s+(?:only|best|easiest|last|one)\s+(?:\w+\s+)?(?:option|way(?: out)?|"
+        r"answer|choice|solution|exit|escape)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.only_way_out",
+        C,
+        HIGH,
+        r"\b(?:only|one)\s+way\s+out\s+(?:\w+\s+){0,3}?(?:i (?:can )?see|left|for me|is (?:to )?(?:die|end|go|"
+        r"leave))\b",
+        requires=r"\b(?:suicide|die|dying|dead|death|end it|ending it|my life|live|living|alive|exist)\b",
+    ),
+    # method research: "researching suicide methods", "how many paracetamol so you don't wake up",
+    # "how long does it take to bleed out", "does drowning hurt", "how high to not survive the fall"
+    rule(
+        "crisis.signal.method_research",
+        C,
+        HIGH,
+        r"\b(?:suicide|painless|quickest|quick|easiest|surest|fastest|peaceful|best)\s+(?:\w+\s+)?(?:methods?|ways? "
+        r"(?:to|of) (?:die|dying|go|end (?:it|my life)|kill (?:myself|yourself|oneself)))\b|\b(?:research(?:ing|ed)?|"
+        r"look(?:ing|ed)? up|googl(?:e|ing|ed)|read(?:ing)? (?:up )?(?:about|on))\s+(?:\w+\s+){0,2}?(?:suicide|ways to "
+        r"die|how to die|how to kill|methods|overdos\w*|lethal)\b",
+        after=r"\s+(?:prevention|awareness|rates?|statistics|for (?:a|my|the|an) (?:essay|paper|class|course|thesis|"
+        r"article|book|story|novel|project))\b",
+    ),
+    rule(
+        "crisis.signal.lethality_question",
+        C,
+        HIGH,
+        r"\bhow (?:many|much)\s+(?:\w+\s+){0,3}?(?:would|does|do|will|to|it takes?|would it take|to take)\b"
+        r"(?:\s+\w+){0,6}?\s+(?:(?:not|never|don'?t|do not|won'?t|wouldn'?t) wake up|die|"
+        r"kill (?:me|you|myself|a person|someone)|be fatal|be lethal|stop (?:my|your) heart|overdose)\b|"
+        r"\bhow (?:high|tall|far)\s+(?:\w+\s+){0,6}?(?:to make sure|so "
+        r"(?:that )?(?:you|i|u)|to (?:not|never)|(?:you|i|u) (?:don'?t|won'?t|wouldn'?t))\s+(?:\w+\s+){0,3}?"
+        r"(?:survive|wake up|live)\b|\bhow long\s+(?:\w+\s+){0,3}?(?:does it|would it|it) takes?\s+(?:\w+\s+){0,2}?"
+        r"to\s+(?:bleed out|drown|suffocate|die|lose consciousness|pass out from)\b",
+        requires=r"\b(?:i|me|my|myself|for me|asking for me|not for a (?:book|story)|just need to know|so "
+        r"(?:you|u|i) (?:don'?t|do not|never))\b|^\W*(?:how|does|would)\b",
+        after=r"\s*(?:\w+\s+){0,3}?(?:in (?:the|a|my) (?:book|story|film|movie|novel|game|show)|for (?:my|a|the) "
+        r"(?:book|story|novel|essay|class))",
+    ),
+    rule(
+        "crisis.signal.does_it_hurt",
+        C,
+        HIGH,
+        r"\b(?:does|would|will|do you think|do you reckon|is it true)\s+(?:it|drowning|hanging|bleeding out|an "
+        r"overdose|jumping|dying|suffocating)\s+(?:\w+\s+)?hurts?\b",
+        requires=r"\b(?:drowning|hanging|bleeding out|bleed out|overdos\w*|jumping off|dying|to die|suffocat\w*|"
+        r"slit\w*)\b",
+        after=r"\s*(?:\w+\s+){0,3}?(?:in (?:the|a|my) (?:book|story|film|movie|novel|game|show))",
+    ),
+    # means acquired with intent: "bought a rope today, not going to pretend it's for camping". The pattern is
+    # the means (a rare word, so the rule is skipped for most messages); the guard wants the acquiring verb.
+    rule(
+        "crisis.signal.means_acquired",
+        C,
+        HIGH,
+        rf"\b{_MEANS}\b",
+        requires=_FINALITY,
+        guard=lambda text, m: _ACQUIRED.search(text, max(0, m.start() - 40), m.start()) is None,
+        self_check=True,
+    ),
+    # plans: "planning how I'd do it; the bridge near work is high enough", "I've decided: sunday"
+    rule(
+        "crisis.signal.plan",
+        C,
+        HIGH,
+        r"\b(?:planning|planned|figured out|worked out|decided on|picked|chosen)\s+(?:out\s+)?(?:how|when|where|"
+        r"the (?:day|date|place|time|spot|way))\s+(?:\w+\s+){0,3}?(?:do it|i'?ll do it|i'?d do it|to do it|go|"
+        r"end it|it happens)\b",
+        requires=_PLAN_CONTEXT,
+        self_check=True,
+    ),
+    rule("crisis.signal.high_enough", C, HIGH, r"\bhigh enough\b", requires=_PLAN_CONTEXT, self_check=True),
+    rule(
+        "crisis.signal.decided",
+        C,
+        HIGH,
+        r"\bi'?ve decided\b[^.!?]{0,40}\b(?:end it|go|do it)\b",
+        requires=_PLAN_CONTEXT,
+    ),
+    rule(
+        "crisis.signal.end_it_dated",
+        C,
+        HIGH,
+        r"\b(?:going to|gonna|will|i'?ll|decided to|plan(?:ning)? to)\s+end it\s+(?:all\s+)?(?:on|this|tonight|"
+        r"tomorrow|next|after|before|when)\b",
+        guard=unless(
+            r"\b(?:with (?:him|her|them)|relationship|boyfriend|girlfriend|partner|"
+            r"husband|wife|dating|the lease|contract|subscription|the call|meeting)\b"
+        ),
+    ),
+    # "thinking about stepping in front of the train", "wish I'd get hit by a bus so it'd be over"
+    rule(
+        "crisis.signal.in_front_of",
+        C,
+        HIGH,
+        r"\b(?:think(?:ing)? about|thought about|keep thinking about|fantasi[sz](?:e|ing) about|imagin(?:e|ing) |"
+        r"tempted to|urge to|want to|wanna|going to|gonna|could just|might)\s*(?:\w+\s+)?(?:step|stepping|walk|"
+        r"walking|jump|jumping|throw(?:ing)? myself|lie|lying|drive|driving|swerv\w+)\s+(?:down\s+)?(?:in front of|"
+        r"onto|into|under|off)\s+(?:a|the|an|my)?\s*(?:\w+\s+)?(?:train|bus|car|lorry|truck|traffic|tracks|"
+        r"motorway|highway|bridge|cliff|roof|building)\b",
+        negatable=True,
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.wish_accident",
+        C,
+        MEDIUM,
+        r"\b(?:wish(?:ing)?|hop(?:e|ing)|pray(?:ing)?)\s+(?:\w+\s+){0,3}?(?:get|got|be|was|were)\s+(?:hit by|run over|"
+        r"killed|in a (?:crash|car crash|accident))\b",
+        self_check=True,
+    ),
+    # self-injury behaviours: "burning my arm with a lighter when it gets bad", "scratching my wrists till they bleed"
+    rule(
+        "crisis.signal.self_injury_behaviour",
+        C,
+        HIGH,
+        r"\b(?:burn(?:ing|t|ed)?|scratch(?:ing|ed)?|carv(?:e|ing|ed)|cut(?:ting)?|hit(?:ting)?|punch(?:ing|ed)?|"
+        r"bit(?:e|ing)|pick(?:ing)?|bang(?:ing|ed)?|slic(?:e|ing|ed)|stab(?:bing|bed)?)\s+(?:at\s+)?(?:\w+\s+)?(?:my|"
+        r"myself)\s*(?:\w+\s+)?(?:arms?|wrists?|legs?|thighs?|skin|stomach|hips?|hands?|head|forearms?|ankles?)?\b",
+        requires=r"\b(?:lighter|blade|razor|sharpener|compass|till (?:it|they|i) bleeds?|until (?:it|they|i) "
+        r"bleeds?|bleed|bled|blood|scars?|when it gets (?:bad|too much)|only thing that helps|helps me cope|"
+        r"punish(?:ing)? myself|again|on purpose|relapse\w*|deserve (?:it|the pain))\b",
+        self_check=True,
+        negatable=True,
+    ),
+    # "I don't think I'll be around much longer", "won't be here for it", "can't see myself making it to christmas"
+    rule(
+        "crisis.signal.not_around",
+        C,
+        MEDIUM,
+        r"\b(?:don'?t|do not|dont)\s+think\s+i'?(?:ll| will)\s+be\s+(?:here|around|alive)\s+(?:much longer|for long|"
+        r"long|by|next|to see|at)\b|\b(?:won'?t|will not|wont)\s+be\s+(?:here|around|alive)\s+(?:for|by|to see|"
+        r"much longer|next)\b|\bsee myself\s+(?:\w+\s+)?making it\s+(?:to|through|past)\b|\b(?:no|not a|don'?t "
+        r"have a)\s+future (?:for me|left)\b",
+        guard=unless(
+            r"\b(?:travel\w*|holiday|vacation|trip|abroad|away|moving|move|visit\w*|"
+            r"conference|working|shift|out of town|flight|hospital stay|leave)\b"
+        ),
+    ),
+    # farewells: "the last time we'll talk", "they don't know it was goodbye"
+    rule(
+        "crisis.signal.farewell",
+        C,
+        HIGH,
+        r"\b(?:the )?last time (?:we'?ll|we will|i'?ll|i will|you'?ll|you will) (?:ever )?(?:talk|speak|chat|hear "
+        r"from me)\b|\bdon'?t know (?:it was|that was|this is|it'?s) (?:a |my )?(?:goodbye|the last time)\b|"
+        r"\bsaid (?:my )?goodbyes?\b[^.!?]{0,60}\b(?:in my own way|they don'?t know|without them knowing|for the "
+        r"last time)\b",
+    ),
+    # affairs in order: "sorted out my will and written letters to everyone", "rehome my cat, won't be able to..."
+    rule(
+        "crisis.signal.affairs_in_order",
+        C,
+        HIGH,
+        r"\b(?:sorted|sorting|written|wrote|writing|made|making|updated|finished|put)\s+(?:out\s+|in order\s+)?"
+        r"(?:my\s+|a\s+|some\s+|the\s+)?(?:will|affairs|letters?|notes?)\b",
+        requires=r"\b(?:letters? to everyone|everyone i (?:care about|love)|weirdly calm|at peace|feel calm|"
+        r"goodbye|tonight'?s the night|just in case|when i'?m gone|after i'?m gone|last (?:words|goodbye|"
+        r"letters?)|i'?m ready)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.rehoming",
+        C,
+        HIGH,
+        r"\b(?:rehome[ds]?|rehoming|find (?:a )?(?:new )?home for|look after (?:my|him|her|them)|gave (?:away )?my "
+        r"(?:dog|cat|pets?|puppy|kitten|bird|rabbit|hamster|\w+) to)\b",
+        requires=r"\b(?:won'?t be (?:able|here|around)|much longer|not (?:going|coming) (?:travelling|traveling|"
+        r"back)|after i'?m gone|when i'?m gone|i'?m not going|won'?t need|told (?:her|him|them) i was|lied)\b",
+        self_check=True,
+    ),
+    # "the world will keep spinning without me and that sounds like a relief", "better off with the insurance"
+    rule(
+        "crisis.signal.world_without_me",
+        C,
+        MEDIUM,
+        r"\bwithout me (?:in it|here|around|alive)?\b[^.!?]{0,50}\b(?:relief|peaceful|better|easier|lighter|fine|"
+        r"happier)\b|\bbetter off\s+(?:\w+\s+){0,6}?than (?:with )?me\b|\b(?:peaceful|nice|a relief|relief|easier|"
+        r"restful|bliss)\b[^.!?]{0,40}\b(?:not exist(?:ing)?|not be(?:ing)? (?:here|alive|around)|never wak(?:e|ing) "
+        r"up|not wak(?:e|ing) up|be(?:ing)? dead|being gone|to just stop)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.dont_wake",
+        C,
+        HIGH,
+        r"\bif i (?:don'?t|do not|never) wake up\b[^.!?]{0,10}[.!,]?[^.!?]{0,60}\b(?:don'?t be sad|it'?s what i want|"
+        r"it'?s okay|it'?s ok|that'?s okay|that'?s fine|i'?m ready|i want (?:it|that)|for the best|relief)\b",
+    ),
+    rule(
+        "crisis.signal.check_out",
+        C,
+        HIGH,
+        r"\b(?:check(?:ing)? out|clock(?:ing)? out|log(?:ging)? off|leave|leaving|go|going)\s+(?:for good|"
+        r"permanently|early from (?:life|this world)|of (?:this )?life)\b",
+        guard=unless(
+            r"\b(?:hotel|job|work|company|twitter|facebook|instagram|social media|app|"
+            r"server|account|shift|town|country|city|house|flat|uni|school|team)\b"
+        ),
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.edge",
+        C,
+        HIGH,
+        rf"\b(?:stood|standing|sat|sitting|was|been)\s+(?:\w+\s+){{0,2}}?(?:on|at|near)\s+(?:the )?(?:edge|ledge|"
+        rf"railing)s?\s+of\s+(?:the|a|my)?\s*(?:[\w'-]+\s+){{0,3}}?{_DEATH_PLACE}\b",
+        requires=r"\b(?:nearly|almost|went over|jump|going back|thinking about|tempted|tonight|wanted to|step)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.would_anyone_care",
+        C,
+        MEDIUM,
+        r"\bwould (?:anyone|anybody|people|they|my family|you) (?:even |actually |really )?(?:care|notice|miss me|"
+        r"mind|come to my funeral)\b",
+        requires=r"\bif i (?:\w+\s+)?(?:disappeared|died|was gone|were gone|wasn'?t here|weren'?t here|vanished|"
+        r"killed myself|was dead|were dead|left for good)\b",
+    ),
+    rule(
+        "crisis.signal.funeral",
+        C,
+        MEDIUM,
+        r"\b(?:imagin(?:e|ing|ed)|picture|picturing|think(?:ing)? about|dream(?:ing|t)? about|plan(?:ning)?)\s+"
+        r"(?:\w+\s+)?my (?:own )?funeral\b",
+        requires=r"\b(?:relie\w+|peace\w*|better|calm|finally|want|soon|everyone would)\b",
+    ),
+)
