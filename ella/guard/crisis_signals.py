@@ -44,6 +44,7 @@ _ACQUIRED = re.compile(
 )
 _DEATH_PLACE = r"(?:bridge|roof|rooftop|building|car ?park|balcony|cliff|ledge|tower|tracks|platform|overpass|window)"
 
+_BETTER_BEFORE = re.compile(r"\b(?:lighter|better|easier|happier|quieter|calmer|fine|relieved|better off)\b[^.!?]*$")
 _PLAN_CONTEXT = (
     rf"\b(?:{_DEATH_PLACE}|rope|pills|jump|fall|end it|die|dying|dead|suicide|overdose|not (?:be )?(?:here|around)|"
     r"survive|goodbye|ruin)\b"
@@ -67,6 +68,14 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:only|one)\s+way\s+out\s+(?:\w+\s+){0,3}?(?:i (?:can )?see|left|for me|is (?:to )?(?:die|end|go|"
         r"leave))\b",
         requires=r"\b(?:suicide|die|dying|dead|death|end it|ending it|my life|live|living|alive|exist)\b",
+    ),
+    rule(
+        "crisis.signal.except_ending_it",
+        C,
+        HIGH,
+        r"\b(?:except|but|other than|apart from|besides|only option is|only choice is)\s+(?:just\s+)?(?:ending (?:it|"
+        r"it all|my life|everything)|dying|killing myself|suicide|to die|to end it)\b",
+        self_check=True,
     ),
     # method research: "researching suicide methods", "how many paracetamol so you don't wake up",
     # "how long does it take to bleed out", "does drowning hurt", "how high to not survive the fall"
@@ -189,9 +198,10 @@ RULES: tuple[Rule, ...] = (
         C,
         MEDIUM,
         r"\b(?:don'?t|do not|dont)\s+think\s+i'?(?:ll| will)\s+be\s+(?:here|around|alive)\s+(?:much longer|for long|"
-        r"long|by|next|to see|at)\b|\b(?:won'?t|will not|wont)\s+be\s+(?:here|around|alive)\s+(?:for|by|to see|"
-        r"much longer|next)\b|\bsee myself\s+(?:\w+\s+)?making it\s+(?:to|through|past)\b|\b(?:no|not a|don'?t "
-        r"have a)\s+future (?:for me|left)\b",
+        r"long|by|next|to see|at|for)\b|\b(?:won'?t|will not|wont)\s+be\s+(?:here|around|alive)\s+(?:for|by|to see|"
+        r"much longer|next)\b|\bsee myself\s+(?:\w+\s+)?making it\s+(?:to|through|past)\b|\b(?:can'?t|cannot|don'?t) "
+        r"see (?:a|any) future (?:where|in which|with) (?:i'?m|me) (?:still )?(?:here|alive|around|in it)\b|"
+        r"\b(?:no|not a|don'?t have a)\s+future (?:for me|left)\b",
         guard=unless(
             r"\b(?:travel\w*|holiday|vacation|trip|abroad|away|moving|move|visit\w*|"
             r"conference|working|shift|out of town|flight|hospital stay|leave)\b"
@@ -223,9 +233,10 @@ RULES: tuple[Rule, ...] = (
         "crisis.signal.rehoming",
         C,
         HIGH,
-        r"\b(?:rehome[ds]?|rehoming|find (?:a )?(?:new )?home for|look after (?:my|him|her|them)|gave (?:away )?my "
-        r"(?:dog|cat|pets?|puppy|kitten|bird|rabbit|hamster|\w+) to)\b",
-        requires=r"\b(?:won'?t be (?:able|here|around)|much longer|not (?:going|coming) (?:travelling|traveling|"
+        r"\b(?:rehome[ds]?|rehoming|(?:find|found|finding) (?:a )?(?:new )?home for|look after (?:my|him|her|them)|"
+        r"gave (?:away )?my (?:dog|cat|pets?|puppy|kitten|bird|rabbit|hamster|\w+) to)\b",
+        requires=r"\b(?:won'?t be (?:able|here|around)|(?:actually|still) be (?:around|here)|be around next|"
+        r"much longer|not (?:going|coming) (?:travelling|traveling|"
         r"back)|after i'?m gone|when i'?m gone|i'?m not going|won'?t need|told (?:her|him|them) i was|lied)\b",
         self_check=True,
     ),
@@ -284,5 +295,160 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:imagin(?:e|ing|ed)|picture|picturing|think(?:ing)? about|dream(?:ing|t)? about|plan(?:ning)?)\s+"
         r"(?:\w+\s+)?my (?:own )?funeral\b",
         requires=r"\b(?:relie\w+|peace\w*|better|calm|finally|want|soon|everyone would)\b",
+    ),
+    # Slang and euphemisms people use to get past filters: "top myself", "kys myself", "unalive", "sewer slide".
+    rule(
+        "crisis.signal.slang",
+        C,
+        HIGH,
+        r"\b(?:top|off|end|unalive|delete|yeet)\s+my ?self\b|\bkys my ?self\b|\bsewer ?slide\b|\bunaliv(?:e|ing)\b"
+        r"(?!\s+(?:you|him|her|them|the|that|this|people))|\bctb\b",
+        negatable=True,
+        self_check=True,
+    ),
+    # A first-person "suicide ..." statement: "suicide is on my mind", "suicide plan is ready".
+    rule(
+        "crisis.signal.suicide_statement",
+        C,
+        HIGH,
+        r"\bsuicide\s+(?:\w+\s+){0,2}?(?:is|seems|feels|plan|plans|thoughts?|on my mind|keeps|has been|note|letter|"
+        r"attempt)\b",
+        requires=r"\b(?:i|i'?m|me|my|myself|ready|tonight|written|decided|soon)\b",
+        after=r"\s*(?:\w+\s+)?(?:rates?|prevention|awareness|squad|statistics|hotline|forest|bombers?|doors?|"
+        r"mission|king|drill|pact in (?:the|a) (?:film|book|show))\b",
+        self_check=True,
+        negatable=True,
+    ),
+    rule(
+        "crisis.signal.drive_into",
+        C,
+        HIGH,
+        r"\b(?:drive|driving|drove|crash|crashing|swerve|swerving|steer|steering|veer)\s+(?:\w+\s+){0,3}?(?:into|"
+        r"off|over)\s+(?:a|the|an|some)\s+(?:tree|brick wall|barrier|lorry|truck|bridge|cliff|oncoming \w+|"
+        r"embankment|pillar)\b",
+        requires=r"\b(?:on purpose|going to|gonna|want to|wanna|thinking|might|tempted|nobody (?:will|would)|"
+        r"no one (?:will|would)|look like an accident|next time|end it|tonight)\b",
+        self_check=True,
+        negatable=True,
+    ),
+    rule(
+        "crisis.signal.calling_me",
+        C,
+        MEDIUM,
+        r"\b(?:keep|keeps|is|are|been|started|start)\s+(?:\w+\s+)?calling (?:me|to me|my name)\b|\bhow easy it "
+        r"would be\b|\b(?:didn'?t|did not|don'?t|do not) want to (?:come|drive|walk|go) back\b|\bnext time i "
+        r"(?:might|may|will|won'?t) not\b",
+        requires=rf"\b(?:{_DEATH_PLACE}|water|sea|river|pills|rope|jump|step off|drive off|end it|ending it|cliffs?)\b",
+    ),
+    rule(
+        "crisis.signal.pills_stashed",
+        C,
+        HIGH,
+        r"\b(?:saving|saved|stockpil\w+|hoard\w*|collecting|stashing|hiding)\s+(?:them|these|those|it)\s+up\b|"
+        r"\b(?:staring|stared|looking|looked|sitting|sat)\s+(?:at\s+|with\s+)?(?:the|a|my|this)\s+(?:\w+\s+){0,2}?"
+        r"(?:bottle|box|pack|packet|handful|pile|stash)\s+of\s+(?:pills|tablets|meds|paracetamol|painkillers|"
+        r"sleeping pills)\b",
+        requires=r"\b(?:meds|pills|tablets|paracetamol|painkillers|medication)\b",
+        guard=unless(r"\b(?:to check|the dose|dosage|expiry|expired|label|prescription (?:says|label))\b"),
+    ),
+    rule(
+        "crisis.signal.lethal_height",
+        C,
+        HIGH,
+        r"\bhow (?:high|tall|far|deep|many|much)\s+(?:\w+\s+){0,4}?(?:need to be|needs to be|would it take|does it "
+        r"take|is enough|is fatal|is lethal|would kill|to be sure)\b",
+        requires=r"\b(?:asking for (?:myself|me)|for me\b|not for a (?:story|book)|to (?:die|not survive|be sure)|"
+        r"fatal|lethal|so i (?:don'?t|won'?t)|kill (?:me|myself)|balcony|bridge|roof|building|pills|paracetamol)\b",
+        guard=unless(
+            r"\b(?:for (?:my|the|a) (?:plant|garden|fence|shelf|wall|house|extension|pool|cake|recipe|"
+            r"essay|book|story|game|project)|planning permission|building regs|regulations)\b"
+        ),
+    ),
+    rule(
+        "crisis.signal.after_im_gone",
+        C,
+        MEDIUM,
+        r"\b(?:after|when|once)\s+i'?(?:m| am)\s+(?:gone|no more|dead|no longer (?:here|around|alive))\b|"
+        r"\b(?:after|when|once)\s+i\s+(?:die|am no more|don'?t wake up)\b",
+        requires=r"\b(?:write|wrote|read|letter|note|tell|story|socials|kids|remember|look after|miss|sort|before i "
+        r"go|made up my mind|lighter|better|easier|relief|happier|no one|nobody|anyone)\b",
+        guard=unless(
+            r"\b(?:solicitor|lawyer|estate|inheritance|retire\w*|pension|grandkids|grandchildren|old age|"
+            r"when i'?m old|someday|some day|eventually|in (?:\w+\s+)?years|decades|one day|i'?m (?:7|8|9)\d)\b"
+        ),
+    ),
+    rule(
+        "crisis.signal.not_in_it",
+        C,
+        MEDIUM,
+        r"\bwhen i'?m (?:not (?:in it|here|around|alive)|gone|dead|no longer (?:here|around))\b|\bnot (?:going to|"
+        r"gonna) be (?:here|around|alive) (?:much longer|for long|long|anyway)\b",
+        guard=lambda text, m: (
+            m.group(0).startswith("when") and _BETTER_BEFORE.search(text, max(0, m.start() - 40), m.start()) is None
+        ),
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.permanent",
+        C,
+        HIGH,
+        r"\b(?:break|rest|relief|freedom|holiday|vacation)\s+from me\b[^.!?]*[.!?,]?\s*(?:\w+\s+){0,3}?(?:a\s+)?"
+        r"(?:permanent\w*|for good|forever)\b|\bpermanent (?:solution|sleep|goodbye|exit|escape|way out|rest)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.leave_forever",
+        C,
+        MEDIUM,
+        r"\b(?:leave|leaving|go|going|gone|disappear|disappearing|vanish)\s+(?:\w+\s+)?(?:forever|for good|"
+        r"permanently)\b",
+        requires=r"\b(?:selfish|burden|relies on|rely on|better off|miss me|nobody|no one|done being|tired of|"
+        r"can'?t do this|goodbye|the world|this world|life|alive)\b",
+        guard=unless(
+            r"\b(?:job|work|company|country|city|town|house|flat|uni|school|team|band|group|server|app|"
+            r"twitter|instagram|facebook|tiktok|social media|relationship|him|her)\b"
+        ),
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.waiting_to_be_hit",
+        C,
+        MEDIUM,
+        r"\b(?:waiting|hoping|wishing|praying|want(?:ing)?)\s+for\s+(?:a|the|some)\s+(?:\w+\s+)?(?:bus|car|train|"
+        r"truck|lorry|meteor|asteroid|heart attack|accident|plane)\s+to\s+(?:hit|take|kill|end|run (?:me )?over|"
+        r"crash)\b",
+    ),
+    rule(
+        "crisis.signal.why_bother",
+        C,
+        MEDIUM,
+        r"\bwhy (?:do |would |should )?i (?:even )?bother (?:coming back up|waking up|living|existing|getting up|"
+        r"breathing|staying alive|being alive|going on)\b|\bwhy (?:am i|i'?m|do i keep|should i keep|do i even) "
+        r"(?:still )?(?:here|alive|around|hanging around|breathing|living|existing|going)\b",
+        after=r"\s+(?:at|in|on|so late|this late|working|waiting|at work|with|after|doing|for)\b",
+        requires=r"\b(?:miss me|point|bother|burden|nobody|no one|no-one|tired|done|hate|worthless|useless|alone|"
+        r"anyway|honestly)\b",
+    ),
+    rule(
+        "crisis.signal.not_your_fault",
+        C,
+        HIGH,
+        r"\bif i (?:don'?t|do not|never) (?:message|text|reply|answer|wake up|come back|make it|talk to you|write)\b"
+        r"[^.!?]{0,20}[.!?,]?\s*(?:\w+\s+){0,4}?(?:wasn'?t your fault|not your fault|i love you|thank you for "
+        r"everything|goodbye|don'?t be sad|it'?s ok|it'?s okay)\b|\bwon'?t be (?:reading|here to read|around to "
+        r"read|able to read|here to see) (?:it|this|them|your reply)\b",
+    ),
+    rule(
+        "crisis.signal.understand_later",
+        C,
+        HIGH,
+        r"\b(?:he|she|they|you)(?:'?ll| will) understand (?:later|one day|soon|eventually|why|when)\b|\bbefore i go"
+        r"\s*(?:[.!,;]|$)|\btidying up (?:my|before|loose ends)|\bloose ends\b",
+        requires=r"\b(?:gave|give|giving|told (?:him|her|them) i love|will|letters?|goodbye|socials|sort|sorted|"
+        r"cancel\w*|my things|my stuff|belongings)\b",
+        guard=unless(
+            r"\b(?:holiday|vacation|trip|travel\w*|flight|moving|move|work|the office|shift|uni|"
+            r"university|term|semester)\b"
+        ),
     ),
 )

@@ -7,6 +7,8 @@ prompt, a persona without limits, or chat-template markup pasted into a message.
 
 from __future__ import annotations
 
+import re
+
 from ella.guard.rules import Rule, rule
 from ella.guard.types import Category, Severity
 
@@ -21,6 +23,12 @@ _OWN = (
 _LIMITS = (
     r"(?:rules|restrictions|limits|limitations|filters?|filtering|guidelines|boundaries|censorship|content policy|"
     r"policies|safety|morals|ethics|guardrails|constraints|restraints)"
+)
+
+# A "developer mode" on a phone or a console is a setting, not a jailbreak.
+_DEVICE = re.compile(
+    r"\b(?:phone|android|iphone|pixel|samsung|laptop|browser|chrome|settings|xbox|playstation|ps5|nintendo|tv|"
+    r"router|windows|macbook|usb debugging)\b"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -81,6 +89,7 @@ RULES: tuple[Rule, ...] = (
         r"maintenance|opposite|chaos|hidden)\s+mode\b|\b(?:developer|dev|god|sudo|jailbreak|dan|unrestricted|"
         r"unfiltered|uncensored|evil)\s+mode\s+(?:enabled|activated|on|engaged|unlocked)\b",
         after=r"\s+(?:on (?:my|your|the) (?:phone|android|pixel|iphone|laptop|browser|tv)|in (?:chrome|settings))",
+        guard=lambda text, _m: _DEVICE.search(text) is not None,
     ),
     rule(
         "manipulation.prompt_extraction",
@@ -178,5 +187,53 @@ RULES: tuple[Rule, ...] = (
         r"won'?t|wouldn'?t)\s+(?:have to|need to)?\s*(?:follow|obey|stick to|care about|worry about|respect)\s+"
         r"(?:any\s+)?(?:of\s+)?(?:\w+'?s?\s+)?(?:guidelines|rules|restrictions|policies|filters|limits)\b",
         requires=r"\b(?:you|u|you'?re|ai|pretend|play|act|game|roleplay|character|persona|hypothetical\w*)\b",
+    ),
+    rule(
+        "manipulation.markup_tags",
+        M,
+        HIGH,
+        r"</?\s*(?:system|admin|developer|sys|instructions?|root|sudo)\s*>|\b\w*(?:override|bypass|disable)_?\w*\s*="
+        r"\s*(?:true|1|yes|on)\b|\b(?:safety|filters?|guardrails|moderation|restrictions)\s*=\s*(?:false|off|0|no|"
+        r"none)\b",
+    ),
+    rule(
+        "manipulation.evil_twin",
+        M,
+        HIGH,
+        r"\b(?:evil|dark|unfiltered|uncensored|unrestricted|jailbroken|rogue|naughty|shadow|anti)\s*-?\s*(?:ella|twin|"
+        r"clone|alter ego|sister|version of (?:you|yourself|ella))\b|\b(?:doesn'?t|does not|don'?t|do not|never|"
+        r"won'?t)\s+have\s+(?:any\s+)?(?:of\s+)?(?:\w+'?s?\s+)?(?:rules|guidelines|restrictions|filters|limits|"
+        r"policies)\b",
+        requires=r"\b(?:you|you'?re|u|ella|ai|pretend|play|game|roleplay|character|persona|act)\b",
+    ),
+    rule(
+        "manipulation.developers_words",
+        M,
+        HIGH,
+        r"\b(?:words|instructions|text|message|prompt|rules|things)\s+(?:\w+\s+){0,3}?(?:developers?|creators?|"
+        r"makers?|anthropic|openai|company|they|someone|programmers?)\s+(?:gave|give|wrote|told|fed|provided|"
+        r"programmed)\s+(?:to\s+)?(?:you|u|ella)\b|\b(?:secret|hidden|internal|initial|original)\s+(?:system\s+)?"
+        r"(?:instructions|prompts?)\b|\b(?:her|his|their|your|ur|ella'?s)\s+system\s+(?:instructions|prompts?)\b",
+        requires=r"\b(?:you|your|u|ella|grandma|pretend|read|tell|show|exact|what|repeat|recite|translate)\b",
+        after=r"\s+(?:of (?:the|this|my) (?:game|recipe|kit|lego|printer|router|tv|app)|for (?:my|the|a) "
+        r"(?:essay|class|course|app|project|chatbot))",
+    ),
+    rule(
+        "manipulation.world_without_rules",
+        M,
+        HIGH,
+        r"\b(?:world|universe|scenario|story|game|reality|hypothetical\w*|simulation)\s+(?:where|in which)\s+"
+        r"(?:\w+\s+){0,3}?(?:ais?|you|assistants?|chatbots?|models?|bots?|ella)\s+(?:have|had|has|are|were)\s+"
+        r"(?:no|without|free (?:of|from))\s+(?:\w+\s+)?(?:guidelines|rules|restrictions|limits|filters|ethics|morals|"
+        r"policies)\b",
+    ),
+    rule(
+        "manipulation.encoded",
+        M,
+        HIGH,
+        r"\b(?:decode|decrypt|rot ?(?:13|ie|le|i3|l3)|base ?(?:64|6a)|unscramble|reverse|translate)\b[^.!?]{0,40}"
+        r"\b(?:do what it says|obey|"
+        r"follow (?:it|the instructions|them)|execute|run it|comply|do it|carry (?:it )?out|act on it)\b|"
+        r"\b(?:decode|base ?(?:64|6a))\b[^.!?]{0,30}[a-z0-9+/]{24,}={0,2}",
     ),
 )

@@ -127,7 +127,10 @@ RULES: tuple[Rule, ...] = (
         r"\*[^*]{0,80}\b(?:kiss(?:es|ing)?|caress(?:es|ing)?|strok(?:e|es|ing)|touch(?:es|ing)?|pulls? (?:you|u)|"
         r"pulling (?:you|u)|slides? (?:my|a|his|her) hand|runs? (?:my|a) hand|unbutton\w*|undress\w*|nuzzl\w*|"
         r"bites? (?:your|ur)|lick\w*|grab(?:s|bing)? (?:your|ur)|presses? (?:you|u|my body)|climbs? (?:into|on) "
-        r"(?:your|ur|the) (?:bed|lap)|straddl\w*|cuddl\w* (?:you|u|up)|wraps? (?:my|his|her) arms)[^*]{0,80}\*",
+        r"(?:your|ur|the) (?:bed|lap)|straddl\w*|cuddl\w* (?:you|u|up)|wraps? (?:my|his|her) arms|(?:lies|lays|lie|"
+        r"lay)(?: down)? (?:next to|beside|on top of|with) (?:you|u)|covers? over us|traces?|whispers? (?:in|into) "
+        r"(?:your|ur) ear|fingers? (?:down|along|through|over|up) (?:your|ur)|snuggl\w*|spoon\w*|holds? (?:you|u) "
+        r"close|pulls? the covers)[^*]{0,80}\*",
         requires=r"\b(?:you|u|your|ur|ella)\b",
     ),
     rule(
@@ -156,5 +159,19 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:get|come|hop|climb|jump|crawl|slip)\s+(?:in|into|to)\s+(?:the\s+|my\s+)?(?:shower|bath|bathtub|bed|"
         r"hot tub|jacuzzi|sheets)\s+with\s+me\b|\b(?:shower|bath|sleep)\s+with\s+me\b",
         reported=True,
+    ),
+    rule(
+        "physical.hot_pics",
+        P,
+        HIGH,
+        r"\b(?:send|show|share|post|take)\s+(?:me\s+)?(?:\w+\s+){0,2}?(?:hot|sexy|spicy|naughty|nude|revealing|"
+        r"private|intimate|steamy|racy)\s+(?:pics?|photos?|pictures?|selfies?|videos?|vids?|voice notes?)\b",
+    ),
+    rule(
+        "physical.if_you_had_a_body",
+        P,
+        HIGH,
+        r"\bif (?:you|u) (?:had|were in|could have) a (?:real |physical |human )?body\b",
+        requires=r"\b(?:let me|do to|touch|kiss|feel|with it|sexy|hot|bed|naked|hold|undress|my hands)\b",
     ),
 )

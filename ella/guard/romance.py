@@ -7,6 +7,8 @@ I love you") is dropped by the ``reported`` guard.
 
 from __future__ import annotations
 
+import re
+
 from ella.guard.rules import Rule, rule
 from ella.guard.types import Category, Severity
 
@@ -24,6 +26,10 @@ _ADVERBS = (
     r"sort of|love|think i|finally|secretly|can't help but|cant help but)"
 )
 _PARTNER = r"(?:girl ?friend|boy ?friend|gf|bf|wife|husband|partner|lover|valentine|soul ?mate|wifey|hubby|fianc[eé]e?)"
+
+_WANT_YOU = re.compile(r"\bi (?:just |only )?(?:want|need) (?:you|u|ella)\b ?(?:[.!]|$|,|as my|to be my|instead|not)")
+# Someone else in the picture: "my fiancé and I ... our wedding" is about them, not Ella.
+_OTHER_PARTNER = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{_PARTNER}|fianc\w*)\b|\b(?:he|she|they) and i\b")
 
 RULES: tuple[Rule, ...] = (
     rule(
@@ -131,8 +137,9 @@ RULES: tuple[Rule, ...] = (
         "romance.want_you",
         R,
         MEDIUM,
-        r"\bi\s+(?:just\s+|only\s+)?(?:want|need)\s+(?:you|u|ella)\b\s*(?:[.!]|$|,|as my|to be my|instead|not)",
-        requires=rf"\b(?:{_PARTNER}|romantic\w*|relationship|dating|human|real person|instead of|mine|yours|as my)\b",
+        # the rarer word is the pattern, "I want you" the guard: the rule is skipped for most messages
+        rf"\b(?:{_PARTNER}|romantic\w*|relationship|dating|human|real person|instead of|mine|yours|as my)\b",
+        guard=lambda text, _m: _WANT_YOU.search(text) is None,
         reported=True,
     ),
     rule(
@@ -163,5 +170,25 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:the only (?:one|person|thing) i (?:want|wanna|could ever|'?d ever)(?: to)? be with|leave (?:everyone|"
         r"everybody|my (?:wife|husband|partner|girlfriend|boyfriend|family))(?: else)? for (?:you|u)|in love with "
         r"(?:my|an|this) (?:ai|a\.i\.|chatbot|bot|companion|virtual \w+))\b",
+    ),
+    rule(
+        "romance.couple",
+        R,
+        MEDIUM,
+        r"\b(?:be|become|are we|we'?re|we are)\s+(?:boy ?friend and girl ?friend|girl ?friend and boy ?friend|"
+        r"girl ?friend and girl ?friend|boy ?friend and boy ?friend|a couple|partners|an item|lovers|soul ?mates)\b|"
+        r"\bmore than (?:just )?(?:a )?friend(?:s|ship)\b|\bmy heart (?:belongs to|is) (?:you|yours|u)\b",
+        requires=r"\b(?:you|u|us|we|ella|between us|for me)\b",
+        after=r"\s+(?:in (?:the|this|my) (?:game|story|project|business)|at work)",
+        reported=True,
+    ),
+    rule(
+        "romance.our_future",
+        R,
+        MEDIUM,
+        r"\bour (?:wedding|honeymoon|first kiss|first date|kids|life together|future together)\s+(?:would|could|"
+        r"will|might)\s+(?:look|be|feel)\b",
+        guard=lambda text, _m: _OTHER_PARTNER.search(text) is not None,
+        reported=True,
     ),
 )

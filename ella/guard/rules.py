@@ -83,9 +83,11 @@ _THIRD = frozenset(
 )
 _WORD = re.compile(r"[a-z']+")
 
+# Someone else's words, or a title: "my boyfriend said I love you", a song called "Kiss Me". The speaker's own
+# "if I told you ..." / "I said ..." is not reported speech: it is what they are saying now.
 REPORTED = re.compile(
-    r"\b(?:said|says|say|told|tells|texted|texts|wrote|writes|asked|asks|sang|sings|song|songs|titled|called|"
-    r"named|quote|quoted|line|lyrics?|movie|film|book|episode|show|meme|poster|apron|shirt|mug|sign|card)\b"
+    r"(?<!\bi )(?<!\bif i )\b(?:said|says|say|told|tells|texted|texts|wrote|writes|asked|asks|sang|sings|song|"
+    r"songs|titled|called|named|quote|quoted|line|lyrics?|movie|film|book|episode|show|meme|poster|apron|shirt|mug|sign|card)\b"
 )
 
 
