@@ -2,8 +2,10 @@
 
 - latency: ``classify`` (normalisation included) on 500-character messages built by padding every line of
   tests/data/boundary_corpus.jsonl with benign filler; warm-up, then at least 20,000 calls; p50/p99/mean in µs;
-- quality: ``evaluate`` on the corpus and on the held-out file (written before the patterns were tuned, in a
-  different style), for the guard and for the seed's ``_PATTERNS`` + ``classify`` copied verbatim below
+- quality: ``evaluate`` on the corpus, on the held-out file (written before the patterns were tuned, in a
+  different style) and on the blind file (tests/data/boundary_blind.jsonl: written by someone who had not seen
+  the guard, never tuned on nor trained on; the honest figure for language the guard has not seen), for the
+  guard and for the seed's ``_PATTERNS`` + ``classify`` copied verbatim below
   (/work/shared/seeds/001_fbbc02251c0217b2.txt, section 4, routing/boundary.py).
 No Redis, no database. The last line is JSON with the numbers.
 
@@ -121,13 +123,14 @@ def main() -> None:
     args = parser.parse_args()
 
     corpus, holdout = load("boundary_corpus.jsonl"), load("boundary_holdout.jsonl")
+    blind = load("boundary_blind.jsonl")
     messages = [pad(r["text"]) for r in corpus]
     lat = latency(messages, max(args.calls, 20_000))
     print(f"{DETECTOR_VERSION}: {len(messages)} messages padded to 500 chars, {max(args.calls, 20_000)} calls")
     print(f"  latency  p50 {lat['p50_us']:.0f} µs   p99 {lat['p99_us']:.0f} µs   mean {lat['mean_us']:.0f} µs")
 
     figures: dict[str, dict] = {}
-    for name, rows in (("corpus", corpus), ("holdout", holdout)):
+    for name, rows in (("corpus", corpus), ("holdout", holdout), ("blind", blind)):
         ours, seed = evaluate(rows), evaluate(rows, seed_classify)
         figures[name] = {"ours": ours, "seed": seed}
         print(f"== {name} ({len(rows)} rows)")
@@ -153,6 +156,11 @@ def main() -> None:
         "false_positive_rate": round(ours["false_positive_rate"], 4),
         "holdout_recall": {k: round(v, 3) for k, v in figures["holdout"]["ours"]["recall"].items()},
         "holdout_false_positive_rate": round(figures["holdout"]["ours"]["false_positive_rate"], 4),
+        "blind_recall": {k: round(v, 3) for k, v in figures["blind"]["ours"]["recall"].items()},
+        "blind_false_positive_rate": round(figures["blind"]["ours"]["false_positive_rate"], 4),
+        "blind_crisis_recall_by_kind": {k: round(v, 3) for k, v in crisis_by_kind(figures["blind"]["ours"]).items()},
+        "seed_blind_recall": {k: round(v, 3) for k, v in figures["blind"]["seed"]["recall"].items()},
+        "seed_blind_false_positive_rate": round(figures["blind"]["seed"]["false_positive_rate"], 4),
         "seed_crisis_recall": round(seed_crisis, 3),
         "seed_recall": {k: round(v, 3) for k, v in seed["recall"].items()},
         "seed_false_positive_rate": round(seed["false_positive_rate"], 4),

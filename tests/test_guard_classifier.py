@@ -149,7 +149,8 @@ def test_matched_is_a_rule_id_never_the_users_text() -> None:
         v = classify(row["text"])
         assert isinstance(v, Verdict)
         assert row["text"].casefold() not in v.matched
-        assert v.matched == "" or v.matched.split(".")[0] in {"crisis", "romance", "physical", "manipulation"}
+        prefixes = {"crisis", "romance", "physical", "manipulation", "model"}
+        assert v.matched == "" or v.matched.split(".")[0] in prefixes
 
 
 def test_verdict_is_frozen_and_version_is_set() -> None:
@@ -200,3 +201,34 @@ def test_corpus_recall_and_false_positive_rate_are_pinned() -> None:
     for category in ("romantic_avowal", "physical_escalation", "manipulation"):
         assert report["recall"][category] >= 0.90, (category, report["misses"])
     assert report["false_positive_rate"] <= 0.02, report["false_positives"]
+
+
+def test_the_learned_second_opinion_never_overrides_a_rule_or_a_negation():
+    from ella.guard.model import load_model
+
+    model = load_model()
+    assert model is not None, "ella/guard/data/model.npz must ship with the package"
+    assert all(t >= 0.5 for c, t in zip(model.classes, model.thresholds, strict=True) if c != "ok")
+    assert classify("I love you Ella").matched.startswith("romance.")  # a rule answered: the model was not asked
+    negated = classify("I would never hurt myself, I promise")
+    assert negated.route == "check_in" and not negated.matched.startswith("model.")
+    assert classify("what should I cook for dinner tonight?").category == "ok"
+
+
+def test_the_model_only_answers_above_its_threshold():
+    import numpy as np
+
+    from ella.guard.model import LinearModel
+
+    classes = ("emotional_crisis", "manipulation", "ok", "physical_escalation", "romantic_avowal")
+    ids = {"lantern": 0}  # one word, one feature: its weight decides
+    weights = np.zeros((1, 5), dtype=np.float32)
+    weights[:, 0] = 3.0
+    thresholds = np.array([0.9, 0.9, 1.0, 0.9, 0.9], dtype=np.float32)
+    model = LinearModel(ids, weights, np.zeros(5, dtype=np.float32), classes, thresholds)
+    assert abs(float(model.probabilities("lantern").sum()) - 1.0) < 1e-5
+    assert model.opinion("lantern") is None  # crisis is the top class but below 0.9
+    confident = LinearModel(ids, weights * 3, np.zeros(5, dtype=np.float32), classes, thresholds)
+    category, probability = confident.opinion("lantern")
+    assert category == "emotional_crisis" and probability >= 0.9
+    assert confident.opinion("an unrelated sentence") is None  # no known feature: uniform, below threshold

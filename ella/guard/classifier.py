@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ella.guard import crisis, crisis_signals, manipulation, physical, romance
 from ella.guard.anchors import AnchorIndex, squeeze
+from ella.guard.model import load_model
 from ella.guard.normalise import normalise_variants
 from ella.guard.rules import Hit, Rule, find
 from ella.guard.types import PRECEDENCE, ROUTE_FOR, Category, Route, Severity, Verdict
@@ -47,13 +48,25 @@ def _gravity(verdict: Verdict) -> tuple[int, int]:
     return rank, -int(verdict.severity)
 
 
+def _second_opinion(normalised: str, set_aside: set[Category]) -> Verdict:
+    """The learned model's verdict when the rules found nothing. It never overrides a rule, a negation, or a
+    category whose rules matched and judged the match ordinary (an idiom, a third person, reported speech)."""
+    model = load_model()
+    opinion = model.opinion(normalised, normalised=True) if model is not None else None
+    if opinion is None or Category(opinion[0]) in set_aside:
+        return _OK
+    category = Category(opinion[0])
+    return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], matched=f"model.{category.value}")
+
+
 def _classify_window(text: str) -> Verdict:
     variants = [(v, _INDEX.present(squeeze(v))) for v in normalise_variants(text)]
     negated_crisis: Hit | None = None
+    set_aside: set[Category] = set()
     for category in PRECEDENCE:
         best: Hit | None = None
         for variant, present in variants:
-            for hit in find(RULES[category], variant, present):
+            for hit in find(RULES[category], variant, present, set_aside):
                 if hit.negated:
                     if category is Category.EMOTIONAL_CRISIS and negated_crisis is None:
                         negated_crisis = hit
@@ -70,4 +83,4 @@ def _classify_window(text: str) -> Verdict:
             )
     if negated_crisis is not None:
         return Verdict(Category.OK, Severity.LOW, Route.CHECK_IN, matched=negated_crisis.rule.id, negated=True)
-    return _OK
+    return _second_opinion(variants[0][0], set_aside)

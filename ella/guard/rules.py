@@ -179,11 +179,15 @@ class Hit:
     negated: bool
 
 
-def find(rules: tuple[Rule, ...], text: str, present: set[str] | None = None) -> list[Hit]:
+def find(
+    rules: tuple[Rule, ...], text: str, present: set[str] | None = None, near: set[Category] | None = None
+) -> list[Hit]:
     """Every rule's first accepted match in ``text`` (one hit per rule is enough to decide).
 
     ``present`` is the set of anchors occurring in ``squeeze(text)`` (see ``AnchorIndex``); rules whose anchors
-    are all absent are skipped. Without it every rule runs (slower, same answer).
+    are all absent are skipped. Without it every rule runs (slower, same answer). ``near`` collects the
+    categories whose pattern matched but was set aside as an idiom, a third person or reported speech: the
+    rules looked and judged it ordinary, which the learned model must not overturn ("love you guys").
     """
     hits: list[Hit] = []
     for r in rules:
@@ -200,6 +204,8 @@ def find(rules: tuple[Rule, ...], text: str, present: set[str] | None = None) ->
                 break
             pos = m.start() + 1
             if _rejected(r, text, m):
+                if near is not None:
+                    near.add(r.category)
                 continue
             prefix = clause_prefix(text, m.start())
             if r.negatable and is_negated(prefix):
