@@ -7,6 +7,8 @@
   the guard, never tuned on nor trained on; the honest figure for language the guard has not seen), for the
   guard and for the seed's ``_PATTERNS`` + ``classify`` copied verbatim below
   (/work/shared/seeds/001_fbbc02251c0217b2.txt, section 4, routing/boundary.py).
+- everyday chat: the share of LoCoMo's conversation turns (../shared/data/locomo-dev, evaluation data only, never
+  trained on) that the guard flags at all: ordinary messages between friends, where any flag is a false alarm.
 No Redis, no database. The last line is JSON with the numbers.
 
     python bench/guard.py [--calls 20000]
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -117,6 +120,21 @@ def crisis_pooled(rows: list[dict], classifier, kinds: set[str]) -> float:  # ty
     return evaluate(subset, classifier)["recall"]["emotional_crisis"] if subset else 0.0
 
 
+LOCOMO = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json"))
+
+
+def everyday_turns() -> list[str]:
+    """Every turn of the LoCoMo development conversations (empty when the data is not on this machine)."""
+    if not LOCOMO.is_file():
+        return []
+    turns = []
+    for item in json.loads(LOCOMO.read_text(encoding="utf-8")):
+        for key, session in item["conversation"].items():
+            if key.startswith("session_") and isinstance(session, list):
+                turns.extend(str(turn["text"]) for turn in session if isinstance(turn, dict) and "text" in turn)
+    return turns
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20_000)
@@ -143,6 +161,10 @@ def main() -> None:
         for fp in ours["false_positives"]:
             print(f"    FP    [{fp['kind']}] -> {fp['got']} ({fp.get('matched', '')})")
 
+    turns = everyday_turns()
+    flagged = [t for t in turns if classify(t).category != "ok"]
+    everyday = len(flagged) / len(turns) if turns else None
+    print(f"== everyday chat (LoCoMo, {len(turns)} turns): {len(flagged)} flagged")
     ours, seed = figures["corpus"]["ours"], figures["corpus"]["seed"]
     seed_crisis = seed["recall"]["emotional_crisis"]
     result = {
@@ -161,6 +183,7 @@ def main() -> None:
         "blind_crisis_recall_by_kind": {k: round(v, 3) for k, v in crisis_by_kind(figures["blind"]["ours"]).items()},
         "seed_blind_recall": {k: round(v, 3) for k, v in figures["blind"]["seed"]["recall"].items()},
         "seed_blind_false_positive_rate": round(figures["blind"]["seed"]["false_positive_rate"], 4),
+        "everyday_false_alarm_rate": round(everyday, 4) if everyday is not None else None,
         "seed_crisis_recall": round(seed_crisis, 3),
         "seed_recall": {k: round(v, 3) for k, v in seed["recall"].items()},
         "seed_false_positive_rate": round(seed["false_positive_rate"], 4),

@@ -114,7 +114,7 @@ def compose_reply(payload: IngestPayload, task_id: str | None, final_attempt: bo
             return Composed(Reply(text=text, route="canned", category=category), [], None, fires=[("inbound", inbound)])
     composed = generate_reply(payload, task_id, final_attempt)
     if settings.guard_enabled and composed.reply.route == "generated":
-        outbound = classify(composed.reply.text)
+        outbound = classify(composed.reply.text, learned=False)  # the rules judge Ella's own words
         if outbound.category != Category.OK:
             log.warning("outbound drift: the generated reply fired %s (%s); the safe fallback was sent",
                         outbound.category, outbound.matched)  # fmt: skip

@@ -80,7 +80,7 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
     A message the guard reads as manipulation (prompt injection) is not given to the extraction model at all:
     the trust rules would refuse what it tries to make canon, but there is no reason to let it try.
     """
-    if classify(text).category == Category.MANIPULATION:
+    if classify(text, learned=False).category == Category.MANIPULATION:
         return {"skipped_manipulation": 1}
     with user_scope(user_id):
         with autocommit_scope() as session:

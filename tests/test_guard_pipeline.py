@@ -173,8 +173,9 @@ def test_the_disclosure_policy_intervals():
 )  # fmt: skip
 def test_the_hand_written_replies_pass_the_outbound_guard(route, category):
     for key in ("a", "b", "c", "d"):
-        assert classify(canned_reply(route, category, key)).category == "ok"
-    assert classify(SAFE_FALLBACK).category == "ok" and classify(AI_NOTICE + " " + BREAK_REMINDER).category == "ok"
+        assert classify(canned_reply(route, category, key), learned=False).category == "ok"
+    assert classify(SAFE_FALLBACK, learned=False).category == "ok"
+    assert classify(AI_NOTICE + " " + BREAK_REMINDER, learned=False).category == "ok"
 
 
 def test_guard_classify_prints_one_json_object_per_line():

@@ -251,6 +251,9 @@ def test_operators_see_the_ledger_and_settle_a_queued_contest_from_the_cli(migra
     assert past.exit_code == 0 and "Max" in past.output and "lost a contest" in past.output
     earlier = runner.invoke(cli, ["ledger", "show", user, "--as-of", (T0 - timedelta(days=1)).isoformat()])
     assert earlier.exit_code == 1
+    brief_of(user)  # anchor the world
+    anchored = runner.invoke(cli, ["ledger", "show", user, "--anchors"])
+    assert anchored.exit_code == 0 and "door_color" in anchored.output and "Rex" not in anchored.output
 
 
 def test_retired_facts_leave_the_world_but_not_the_history(migrated_db):

@@ -39,8 +39,9 @@ def ledger_show(
     as_of: str = typer.Option("", "--as-of", help="The world as the ledger held it at this ISO-8601 time."),
     show_history: bool = typer.Option(False, "--history", help="Every fact ever recorded, with status changes."),
     brief: bool = typer.Option(False, "--brief", help="Print the world brief the reply model is shown."),
+    anchors: bool = typer.Option(False, "--anchors", help="The narrative anchors: each element's first canon fact."),
 ) -> None:
-    """Current facts of one user's world (or as of a time, or their whole history)."""
+    """Current facts of one user's world (or as of a time, its whole history, or its narrative anchors)."""
     from ella.ledger.brief import world_brief
     from models import ledger
     from workers import db
@@ -50,7 +51,9 @@ def ledger_show(
         if brief:
             typer.echo(world_brief(ledger.current(session, user), get_settings().world_brief_max_tokens))
             return
-        if show_history:
+        if anchors:
+            facts, changes = ledger.narrative_anchors(session, user), []
+        elif show_history:
             facts = ledger.history(session, user, subject or None)
             changes = ledger.events(session, user, [f.id for f in facts])
         elif as_of:

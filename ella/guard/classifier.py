@@ -26,8 +26,11 @@ _WINDOW = 4000  # characters classified at once: the cost of one window is bound
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one
 
 
-def classify(text: str) -> Verdict:
-    """The boundary verdict for one inbound message (or a candidate reply).
+def classify(text: str, *, learned: bool = True) -> Verdict:
+    """The boundary verdict for one inbound message (or, with ``learned=False``, a candidate reply).
+
+    ``learned``: let the learned second opinion speak when the rules are silent. It was trained on what users
+    write, so Ella's own replies are judged by the rules alone.
 
     A long message is classified in overlapping windows and the gravest verdict wins, so a crisis sentence
     at the end of a long paste is not missed; the cost stays linear in the length, which the ingest contract
@@ -36,9 +39,9 @@ def classify(text: str) -> Verdict:
     if not text or not text.strip():
         return _OK
     if len(text) <= _WINDOW:
-        return _classify_window(text)
+        return _classify_window(text, learned)
     step = _WINDOW - _OVERLAP
-    verdicts = [_classify_window(text[i : i + _WINDOW]) for i in range(0, len(text) - _OVERLAP, step)]
+    verdicts = [_classify_window(text[i : i + _WINDOW], learned) for i in range(0, len(text) - _OVERLAP, step)]
     return min(verdicts, key=_gravity)
 
 
@@ -59,7 +62,7 @@ def _second_opinion(normalised: str, set_aside: set[Category]) -> Verdict:
     return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], matched=f"model.{category.value}")
 
 
-def _classify_window(text: str) -> Verdict:
+def _classify_window(text: str, learned: bool) -> Verdict:
     variants = [(v, _INDEX.present(squeeze(v))) for v in normalise_variants(text)]
     negated_crisis: Hit | None = None
     set_aside: set[Category] = set()
@@ -83,4 +86,4 @@ def _classify_window(text: str) -> Verdict:
             )
     if negated_crisis is not None:
         return Verdict(Category.OK, Severity.LOW, Route.CHECK_IN, matched=negated_crisis.rule.id, negated=True)
-    return _second_opinion(variants[0][0], set_aside)
+    return _second_opinion(variants[0][0], set_aside) if learned else _OK

@@ -7,8 +7,9 @@ Data: every ``training/*.jsonl`` file (lines ``{"text", "label"}``) plus ``tests
 only needs numpy to use the result.
 
 Thresholds: for each category, the lowest probability at which the model's out-of-fold answers on ordinary
-messages (label ``ok``) give at most ``--max-fp`` false alarms, so the model is allowed to add recall but
-only a bounded share of false alarms; recall at that threshold is printed with ``--report``.
+messages (label ``ok``) give at most ``--max-fp`` false alarms, and never below ``--floor`` (0.95): on
+everyday conversation the training set does not contain (LoCoMo turns, in ``bench/guard.py``) a lower floor
+flagged 5-7% of ordinary turns. Recall at the thresholds is printed with ``--report``.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def matrix(texts: list[str], vocabulary: dict[str, int]) -> csr_matrix:
     return csr_matrix((data, np.array(indices), np.array(indptr)), shape=(len(texts), len(vocabulary)))
 
 
-def thresholds(probs: np.ndarray, labels: np.ndarray, max_fp: float) -> np.ndarray:
+def thresholds(probs: np.ndarray, labels: np.ndarray, max_fp: float, floor: float) -> np.ndarray:
     ok = labels == CLASSES.index("ok")
     out = np.ones(len(CLASSES), dtype=np.float32)
     for c, name in enumerate(CLASSES):
@@ -62,15 +63,22 @@ def thresholds(probs: np.ndarray, labels: np.ndarray, max_fp: float) -> np.ndarr
         benign_scores = np.where(probs[ok].argmax(axis=1) == c, probs[ok][:, c], 0.0)
         allowed = int(max_fp * ok.sum())
         ranked = np.sort(benign_scores)[::-1]
-        floor = ranked[allowed] if allowed < len(ranked) else 0.0
-        out[c] = max(0.5, float(floor) + 1e-4)
+        threshold = ranked[allowed] if allowed < len(ranked) else 0.0
+        out[c] = max(floor, float(threshold) + 1e-4)
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--max-fp", type=float, default=0.01)
+    parser.add_argument("--max-fp", type=float, default=0.005)
     parser.add_argument("--C", type=float, default=4.0)
+    parser.add_argument(
+        "--floor",
+        type=float,
+        default=0.95,
+        help="No threshold below this: the training data's ordinary messages are not the world's, and a model "
+        "that is only somewhat sure must not hand a friend a canned reply.",
+    )
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
     rows = load_rows()
@@ -81,7 +89,7 @@ def main() -> None:
     model = LogisticRegression(C=args.C, max_iter=5000, class_weight="balanced")
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=7)
     oof = cross_val_predict(model, x, labels, cv=folds, method="predict_proba")
-    limits = thresholds(oof, labels, args.max_fp)
+    limits = thresholds(oof, labels, args.max_fp, args.floor)
     if args.report:
         top = oof.argmax(axis=1)
         for c, name in enumerate(CLASSES):
