@@ -554,7 +554,7 @@ def world_facts(session: Session, user_id: str, now: datetime | None = None) -> 
     """The user's live facts, after the world's clock has caught up (lazily, on read).
 
     A new world gets the seed's anchors; the day's weather and the cat's age are rolled forward by the world
-    tick when stale. Nothing is written when nothing is stale, so a read costs one query.
+    tick when stale. Nothing is written when nothing is stale: a read costs three small indexed queries.
     """
     now = now or utcnow()
     facts = current(session, user_id)

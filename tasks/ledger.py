@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select
 
 from ella.guard import Category, classify
+from ella.ledger.extraction import worth_extracting
 from ella.ledger.rules import FactConflict, Status, Tier, Writer
 from ella.llm.kinds import ExtractedFact
 from models.ledger import NewFact, WorldFact, append, current, resolve_contest, supersede, world_facts
@@ -82,6 +83,8 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
     """
     if classify(text, learned=False).category == Category.MANIPULATION:
         return {"skipped_manipulation": 1}
+    if not worth_extracting(text):
+        return {"skipped_no_self_reference": 1}  # small talk: no model call
     with user_scope(user_id):
         with autocommit_scope() as session:
             if session.scalar(

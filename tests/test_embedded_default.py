@@ -64,7 +64,11 @@ def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tm
         assert "Claude through the anthropic SDK" in result.stdout
         kinds = [re.search(r'<task kind="(\w+)">', r["body"]["system"][0]["text"])[1] for r in fake.message_requests]
         assert kinds.count("reply") == 10  # one per exchange; the rest is memory and ledger work
-        assert kinds.count("fact_extraction") == 10  # one per user turn
+        from ella.ledger.extraction import worth_extracting
+        from workers.demo import SCRIPT
+
+        said_about_themselves = sum(worth_extracting(text) for _day, _at, text in SCRIPT)  # 7 of the 10
+        assert kinds.count("fact_extraction") == said_about_themselves  # one per user turn that says "I"/"my"
         assert set(kinds) <= {"reply", "memo", "planning_thought", "focal_points", "insights", "perception",
                               "fact_extraction"}  # fmt: skip
 
