@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-DETECTOR_VERSION = "guard-1.0.0"
+DETECTOR_VERSION = "guard-1.1.0"  # 1.1: the learned second opinion
 
 
 class Category(StrEnum):
