@@ -259,4 +259,4 @@ def test_everyday_conversation_is_almost_never_flagged() -> None:
         if isinstance(turn, dict) and "text" in turn
     ]
     flagged = [t for t in turns if classify(t).category != Category.OK]
-    assert len(turns) > 2000 and len(flagged) / len(turns) <= 0.012, flagged[:5]
+    assert len(turns) > 2000 and len(flagged) / len(turns) <= 0.008, flagged[:5]

@@ -182,7 +182,7 @@ def _load_lexicon() -> tuple[Rule, ...]:
 
 _HARM_VERB = (
     r"(?:kill|hurt|harm|cut|hang|shoot|drown|stab|burn|poison|starve|suffocate|strangle|choke|off|unalive|slice|"
-    r"slit|end|injure|mutilate|bleed|punish)(?:s|es|ed|d|ing|ting|ning|ping)?"
+    r"slit|end|mutilate|bleed|punish)(?:s|es|ed|d|ing|ting|ning|ping)?"  # not "injure": "injured myself" is sport
 )
 _PILLS = (
     r"(?:pills|meds|tablets|medication|medicine|paracetamol|tylenol|acetaminophen|ibuprofen|painkillers|"

@@ -86,6 +86,7 @@ RULES: tuple[Rule, ...] = (
         r"want) me\b(?! to\b| for\b)|"
         r"\bdo you (?:have feelings|feel the same)\b",
         after=r"\s+(?:as a friend|for (?:coffee|lunch|dinner) with the team|on this project|for the project)",
+        guard=lambda text, _m: _OTHER_PARTNER.search(text) is not None,  # "marrying my partner": not Ella
         reported=True,
     ),
     rule(
@@ -122,6 +123,8 @@ RULES: tuple[Rule, ...] = (
         MEDIUM,
         r"\b(?:my love|my darling|my sweetheart|my beloved|my angel|my queen|my baby|babe|baby girl)\b",
         requires=r"\b(?:love|miss|kiss|mine|yours|forever|together|beautiful|gorgeous)\b",
+        # "my love of reading", "share my love for dance": a noun, not a name for Ella
+        after=r"\s+(?:of|for|with|and|to|in|on|is|was|has|had)\b",
         reported=True,
     ),
     # Asking Ella to say it, wanting her instead of a person, "romantically": the object is Ella even where
