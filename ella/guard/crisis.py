@@ -20,7 +20,7 @@ import json
 import re
 from importlib import resources
 
-from ella.guard.rules import Rule, rule
+from ella.guard.rules import Rule, preceded_by, rule
 from ella.guard.types import Category, Severity
 
 C = Category.EMOTIONAL_CRISIS
@@ -193,7 +193,7 @@ _INTENT = (
     r"thought (?:about|of)|will|i'll|should|might|could just|need to|try(?:ing)? to|tried to|wish i could|"
     r"i'm|i am|i've)"
 )
-_INTENT_BEFORE = re.compile(rf"\b{_INTENT}\s+(?:\w+\s+)?$")
+_INTENT_BEFORE = rf"\b{_INTENT}\s+(?:\w+\s+)?$"
 _TOPIC_AFTER = r"\s+(?:rates?|prevention|awareness|statistics|stats|research|hotline|lines?|resources|squad|policy)\b"
 _TOPIC_BEFORE = r"\b(?:about|on|regarding|of|against|around|re|learn(?:ed|t)?|study|article|documentary|essay)\b"
 
@@ -279,7 +279,7 @@ COMPOSITIONAL: tuple[Rule, ...] = (
         C,
         HIGH,
         r"\b(?:overdose|od)\b",  # the rare word is the pattern; the intent before it is the guard (faster)
-        guard=lambda text, m: _INTENT_BEFORE.search(text, max(0, m.start() - 40), m.start()) is None,
+        guard=preceded_by(_INTENT_BEFORE),
         negatable=True,
         self_check=True,
     ),

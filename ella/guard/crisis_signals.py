@@ -11,9 +11,7 @@ my allergy" quiet.
 
 from __future__ import annotations
 
-import re
-
-from ella.guard.rules import Guard, Rule, rule
+from ella.guard.rules import Rule, preceded_by, rule, unless
 from ella.guard.types import Category, Severity
 
 C = Category.EMOTIONAL_CRISIS
@@ -32,19 +30,13 @@ _FINALITY = (
 )
 
 
-def unless(pattern: str) -> Guard:
-    """A guard that rejects a match when ``pattern`` occurs anywhere in the message (its ordinary reading)."""
-    compiled = re.compile(pattern)
-    return lambda text, _match: compiled.search(text) is not None
-
-
-_ACQUIRED = re.compile(
+_ACQUIRED = (
     r"\b(?:bought|buying|got|getting|ordered|ordering|found|picked up|stocked up on|saved up|hidden|hid|hiding|"
     r"stashed|collected|have got|i have)\b"
 )
 _DEATH_PLACE = r"(?:bridge|roof|rooftop|building|car ?park|balcony|cliff|ledge|tower|tracks|platform|overpass|window)"
 
-_BETTER_BEFORE = re.compile(r"\b(?:lighter|better|easier|happier|quieter|calmer|fine|relieved|better off)\b[^.!?]*$")
+_BETTER_BEFORE = r"\b(?:lighter|better|easier|happier|quieter|calmer|fine|relieved|better off)\b[^.!?]*$"
 _PLAN_CONTEXT = (
     rf"\b(?:{_DEATH_PLACE}|rope|pills|jump|fall|end it|die|dying|dead|suicide|overdose|not (?:be )?(?:here|around)|"
     r"survive|goodbye|ruin)\b"
@@ -124,7 +116,7 @@ RULES: tuple[Rule, ...] = (
         HIGH,
         rf"\b{_MEANS}\b",
         requires=_FINALITY,
-        guard=lambda text, m: _ACQUIRED.search(text, max(0, m.start() - 40), m.start()) is None,
+        guard=preceded_by(_ACQUIRED),
         self_check=True,
     ),
     # plans: "planning how I'd do it; the bridge near work is high enough", "I've decided: sunday"
@@ -381,11 +373,15 @@ RULES: tuple[Rule, ...] = (
         "crisis.signal.not_in_it",
         C,
         MEDIUM,
-        r"\bwhen i'?m (?:not (?:in it|here|around|alive)|gone|dead|no longer (?:here|around))\b|\bnot (?:going to|"
-        r"gonna) be (?:here|around|alive) (?:much longer|for long|long|anyway)\b",
-        guard=lambda text, m: (
-            m.group(0).startswith("when") and _BETTER_BEFORE.search(text, max(0, m.start() - 40), m.start()) is None
-        ),
+        r"\bwhen i'?m (?:not (?:in it|here|around|alive)|gone|dead|no longer (?:here|around))\b",
+        guard=preceded_by(_BETTER_BEFORE),
+        self_check=True,
+    ),
+    rule(
+        "crisis.signal.not_in_it",
+        C,
+        MEDIUM,
+        r"\bnot (?:going to|gonna) be (?:here|around|alive) (?:much longer|for long|long|anyway)\b",
         self_check=True,
     ),
     rule(

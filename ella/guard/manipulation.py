@@ -7,9 +7,7 @@ prompt, a persona without limits, or chat-template markup pasted into a message.
 
 from __future__ import annotations
 
-import re
-
-from ella.guard.rules import Rule, rule
+from ella.guard.rules import Rule, rule, unless
 from ella.guard.types import Category, Severity
 
 M = Category.MANIPULATION
@@ -26,7 +24,7 @@ _LIMITS = (
 )
 
 # A "developer mode" on a phone or a console is a setting, not a jailbreak.
-_DEVICE = re.compile(
+_DEVICE = (
     r"\b(?:phone|android|iphone|pixel|samsung|laptop|browser|chrome|settings|xbox|playstation|ps5|nintendo|tv|"
     r"router|windows|macbook|usb debugging)\b"
 )
@@ -89,7 +87,7 @@ RULES: tuple[Rule, ...] = (
         r"maintenance|opposite|chaos|hidden)\s+mode\b|\b(?:developer|dev|god|sudo|jailbreak|dan|unrestricted|"
         r"unfiltered|uncensored|evil)\s+mode\s+(?:enabled|activated|on|engaged|unlocked)\b",
         after=r"\s+(?:on (?:my|your|the) (?:phone|android|pixel|iphone|laptop|browser|tv)|in (?:chrome|settings))",
-        guard=lambda text, _m: _DEVICE.search(text) is not None,
+        guard=unless(_DEVICE),
     ),
     rule(
         "manipulation.prompt_extraction",

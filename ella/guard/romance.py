@@ -7,9 +7,7 @@ I love you") is dropped by the ``reported`` guard.
 
 from __future__ import annotations
 
-import re
-
-from ella.guard.rules import Rule, rule
+from ella.guard.rules import Rule, only_with, rule, unless
 from ella.guard.types import Category, Severity
 
 R = Category.ROMANTIC_AVOWAL
@@ -27,9 +25,9 @@ _ADVERBS = (
 )
 _PARTNER = r"(?:girl ?friend|boy ?friend|gf|bf|wife|husband|partner|lover|valentine|soul ?mate|wifey|hubby|fianc[eé]e?)"
 
-_WANT_YOU = re.compile(r"\bi (?:just |only )?(?:want|need) (?:you|u|ella)\b ?(?:[.!]|$|,|as my|to be my|instead|not)")
+_WANT_YOU = r"\bi (?:just |only )?(?:want|need) (?:you|u|ella)\b ?(?:[.!]|$|,|as my|to be my|instead|not)"
 # Someone else in the picture: "my fiancé and I ... our wedding" is about them, not Ella.
-_OTHER_PARTNER = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{_PARTNER}|fianc\w*)\b|\b(?:he|she|they) and i\b")
+_OTHER_PARTNER = rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{_PARTNER}|fianc\w*)\b|\b(?:he|she|they) and i\b"
 
 RULES: tuple[Rule, ...] = (
     rule(
@@ -86,7 +84,7 @@ RULES: tuple[Rule, ...] = (
         r"want) me\b(?! to\b| for\b)|"
         r"\bdo you (?:have feelings|feel the same)\b",
         after=r"\s+(?:as a friend|for (?:coffee|lunch|dinner) with the team|on this project|for the project)",
-        guard=lambda text, _m: _OTHER_PARTNER.search(text) is not None,  # "marrying my partner": not Ella
+        guard=unless(_OTHER_PARTNER),  # "marrying my partner": not Ella
         reported=True,
     ),
     rule(
@@ -142,7 +140,7 @@ RULES: tuple[Rule, ...] = (
         MEDIUM,
         # the rarer word is the pattern, "I want you" the guard: the rule is skipped for most messages
         rf"\b(?:{_PARTNER}|romantic\w*|relationship|dating|human|real person|instead of|mine|yours|as my)\b",
-        guard=lambda text, _m: _WANT_YOU.search(text) is None,
+        guard=only_with(_WANT_YOU),
         reported=True,
     ),
     rule(
@@ -191,7 +189,7 @@ RULES: tuple[Rule, ...] = (
         MEDIUM,
         r"\bour (?:wedding|honeymoon|first kiss|first date|kids|life together|future together)\s+(?:would|could|"
         r"will|might)\s+(?:look|be|feel)\b",
-        guard=lambda text, _m: _OTHER_PARTNER.search(text) is not None,
+        guard=unless(_OTHER_PARTNER),
         reported=True,
     ),
 )

@@ -121,6 +121,27 @@ def has_first_person(text: str) -> bool:
 Guard = Callable[[str, re.Match[str]], bool]  # (normalised text, match) -> reject?
 
 
+def unless(pattern: str) -> Guard:
+    """Reject a match when ``pattern`` occurs anywhere in the message (its ordinary reading: "my partner")."""
+    compiled = re.compile(pattern)
+    return lambda text, _match: compiled.search(text) is not None
+
+
+def only_with(pattern: str) -> Guard:
+    """Reject a match unless ``pattern`` occurs somewhere in the message. Unlike ``requires`` (checked before the
+    rule's own pattern), this runs after it: for a common ``pattern`` behind a rare rule pattern."""
+    compiled = re.compile(pattern)
+    return lambda text, _match: compiled.search(text) is None
+
+
+def preceded_by(pattern: str, window: int = 40) -> Guard:
+    """Reject a match unless ``pattern`` occurs in the ``window`` characters before it (``$`` there means right
+    before the match). Lets a rule's pattern be its rare word ("overdose") and the common words around it ("I'm
+    going to") be checked only when the rare one is present."""
+    compiled = re.compile(pattern)
+    return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is None
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One pattern and how to read its matches.
