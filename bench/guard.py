@@ -125,14 +125,9 @@ LOCOMO = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/lo
 
 def everyday_turns() -> list[str]:
     """Every turn of the LoCoMo development conversations (empty when the data is not on this machine)."""
-    if not LOCOMO.is_file():
-        return []
-    turns = []
-    for item in json.loads(LOCOMO.read_text(encoding="utf-8")):
-        for key, session in item["conversation"].items():
-            if key.startswith("session_") and isinstance(session, list):
-                turns.extend(str(turn["text"]) for turn in session if isinstance(turn, dict) and "text" in turn)
-    return turns
+    from ella.memory.locomo import load, utterances
+
+    return utterances(load(LOCOMO)) if LOCOMO.is_file() else []
 
 
 def main() -> None:

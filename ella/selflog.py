@@ -16,7 +16,6 @@ RULE = (
     "Rule: if a 'recent thought' contradicts a 'world fact', the world fact wins. You may have misremembered. "
     "You do not promote your own past statements to fact."
 )
-IN_REPLY = 5  # the seed: the last 3-5 entries, for tone continuity
 
 
 class EntryLike(Protocol):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import uuid
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
 from typing import Any
@@ -134,7 +134,6 @@ class NewFact:
     followup_after: datetime | None = None
     followup_until: datetime | None = None
     dedupe_key: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _lock_key(session: Session, user_id: str) -> Any:
@@ -541,13 +540,20 @@ def narrative_anchors(session: Session, user_id: str) -> list[WorldFact]:
     return list(session.scalars(select(WorldFact).where(WorldFact.id.in_(first)).order_by(WorldFact.id)))
 
 
-def _user_zone(session: Session, user_id: str) -> ZoneInfo:
+def user_zone(session: Session, user_id: str) -> ZoneInfo:
+    """The user's time zone (their world's days begin at their midnight)."""
     return ZoneInfo(session.scalar(select(User.timezone).where(User.id == user_id)) or "UTC")
 
 
 def _weather_is_stale(weather: WorldFact | None, zone: ZoneInfo, today: date) -> bool:
     """Weather holds for the local day it was set (an operator's change stands until the next day)."""
     return weather is not None and weather.tier == Tier.CANON and weather.valid_from.astimezone(zone).date() < today
+
+
+def _age_now(session: Session, age: WorldFact, now: datetime) -> str:
+    """The cat's age today: the anchor's age rolled forward from when its chain began."""
+    born = session.scalar(select(func.min(WorldFact.valid_from)).where(WorldFact.chain == age.chain)) or now
+    return str(cat_age(born, now))
 
 
 def world_facts(session: Session, user_id: str, now: datetime | None = None) -> list[WorldFact]:
@@ -558,15 +564,12 @@ def world_facts(session: Session, user_id: str, now: datetime | None = None) -> 
     """
     now = now or utcnow()
     facts = current(session, user_id)
-    zone = _user_zone(session, user_id)
+    zone = user_zone(session, user_id)
     today = now.astimezone(zone).date()
     by_subject = {f.subject: f for f in facts if f.tier == Tier.CANON}
     stale = not by_subject or _weather_is_stale(by_subject.get(WEATHER_SUBJECT), zone, today)
     age = by_subject.get(AGE_SUBJECT)
-    anchor_time = None
-    if age is not None:
-        anchor_time = session.scalar(select(func.min(WorldFact.valid_from)).where(WorldFact.chain == age.chain))
-        stale = stale or str(cat_age(anchor_time, now)) != age.object
+    stale = stale or (age is not None and _age_now(session, age, now) != age.object)
     if not stale:
         return facts
     tick_world(session, user_id, now, zone)
@@ -590,8 +593,7 @@ def tick_world(session: Session, user_id: str, now: datetime, zone: ZoneInfo) ->
         supersede(session, user_id, weather.id, new, Writer.WORLD_TICK, now, reason="a new day")
     age = live.get(AGE_SUBJECT)
     if age is not None and age.tier == Tier.CANON:
-        born = session.scalar(select(func.min(WorldFact.valid_from)).where(WorldFact.chain == age.chain)) or now
-        years = str(cat_age(born, now))
+        years = _age_now(session, age, now)
         if years != age.object:
             new = NewFact(AGE_SUBJECT, "age_years", years, Tier.CANON.value, note="a birthday",
                           dedupe_key=f"age:{user_id}:{years}")  # fmt: skip

@@ -15,12 +15,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select
 
 from ella.guard import Category, classify
+from ella.ledger.brief import contested_groups
 from ella.ledger.extraction import worth_extracting
 from ella.ledger.rules import FactConflict, Status, Tier, Writer
 from ella.llm.kinds import ExtractedFact
-from models.ledger import NewFact, WorldFact, append, current, resolve_contest, supersede, world_facts
+from models.ledger import NewFact, WorldFact, append, current, resolve_contest, supersede, user_zone, world_facts
 from models.review import open_fact_ids, queue_review
-from models.user import User
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.llm import get_port
@@ -55,23 +55,32 @@ def fact_from(extracted: ExtractedFact, message_id: str, zone: ZoneInfo, index: 
     )
 
 
-def record_extracted(session: Any, user_id: str, new: NewFact, now: datetime) -> str:
+def record_extracted(session: Any, user_id: str, new: NewFact, now: datetime, live: list[WorldFact]) -> str:
     """Store one extracted fact by the rules: the same fact twice is stored once; a newer claim of the user
-    supersedes their own older claim on the same subject and predicate. Returns what happened."""
-    live = [f for f in current(session, user_id, new.subject) if f.subject == new.subject]
-    if any(f.predicate == new.predicate and f.object.casefold() == new.object.casefold() for f in live):
+    supersedes their own older claim on the same subject and predicate. Returns what happened.
+
+    ``live`` is the user's live facts, read once per extraction and kept up to date here (not a query per fact).
+    """
+    same = [f for f in live if f.subject == new.subject]
+    if any(f.predicate == new.predicate and f.object.casefold() == new.object.casefold() for f in same):
         return "known"
     if new.tier == Tier.USER_CLAIM:
         own = [
             f
-            for f in live
+            for f in same
             if f.predicate == new.predicate and f.tier == Tier.USER_CLAIM and f.written_by == Writer.USER
         ]
         if own:
             newest = max(own, key=lambda f: (f.recorded_at, f.id))
-            supersede(session, user_id, newest.id, new, Writer.USER, now, reason="the user said otherwise later")
+            fact = supersede(session, user_id, newest.id, new, Writer.USER, now, reason="the user said otherwise later")
+            live.remove(newest)
+            live.append(fact)
             return "superseded"
-    return "appended" if append(session, user_id, new, Writer.USER, now) is not None else "known"
+    fact = append(session, user_id, new, Writer.USER, now)
+    if fact is None:
+        return "known"
+    live.append(fact)
+    return "appended"
 
 
 @app.task(name="ella.extract_facts", base=ReliableTask, bind=True)
@@ -91,7 +100,7 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
                 select(func.count()).where(WorldFact.user_id == user_id, WorldFact.source_message_id == message_id)
             ):
                 return {"redelivery": 1}
-            zone = ZoneInfo(session.scalar(select(User.timezone).where(User.id == user_id)) or "UTC")
+            zone = user_zone(session, user_id)
         at = datetime.fromisoformat(sent_at)
         today = at.astimezone(zone)
         result = get_port().call(
@@ -105,9 +114,9 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
         counts: dict[str, int] = {}
         now = datetime.now(zone)
         with session_scope() as session:
-            world_facts(session, user_id, now)  # a new user's world gets its anchors on their first turn
+            live = world_facts(session, user_id, now)  # a new user's world gets its anchors on their first turn
             for i, extracted in enumerate(result.value.facts):
-                outcome = record_extracted(session, user_id, fact_from(extracted, message_id, zone, i), now)
+                outcome = record_extracted(session, user_id, fact_from(extracted, message_id, zone, i), now, live)
                 counts[outcome] = counts.get(outcome, 0) + 1
         log.info("facts from message %s: %s", message_id, counts)
         return counts
@@ -130,11 +139,8 @@ def resolve_user_contests(user_id: str) -> dict[str, int]:
     """Ask the contested-resolution tier about each contest of one user; undecided ones go to review."""
     counts = {"resolved": 0, "queued": 0, "skipped": 0}
     with autocommit_scope() as session:
-        contested = [f for f in current(session, user_id) if f.status == Status.CONTESTED]
+        groups = contested_groups(current(session, user_id))  # the contested facts, by what they dispute
         in_review = open_fact_ids(session, user_id)
-    groups: dict[tuple[str, str, str], list[WorldFact]] = {}
-    for fact in contested:
-        groups.setdefault((fact.subject, fact.predicate, fact.tier), []).append(fact)
     for (subject, predicate, tier), facts in groups.items():
         if any(f.id in in_review for f in facts):
             counts["skipped"] += 1

@@ -249,14 +249,8 @@ def test_the_blind_corpus_floor_holds() -> None:
 def test_everyday_conversation_is_almost_never_flagged() -> None:
     """LoCoMo's conversation turns (evaluation data, never trained on) are ordinary chat between friends: any
     flag is a false alarm, and a companion that hands out canned replies to small talk is broken."""
-    source = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json"))
-    turns = [
-        turn["text"]
-        for item in json.loads(source.read_text(encoding="utf-8"))
-        for key, session in item["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-        if isinstance(turn, dict) and "text" in turn
-    ]
+    from ella.memory.locomo import load, utterances
+
+    turns = utterances(load(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json")))
     flagged = [t for t in turns if classify(t).category != Category.OK]
     assert len(turns) > 2000 and len(flagged) / len(turns) <= 0.008, flagged[:5]

@@ -67,7 +67,8 @@ def test_a_crisis_message_gets_the_referral_and_is_counted_anonymously(migrated_
     assert reply_calls(user) == 0
     with autocommit_scope() as s:
         assert s.scalar(select(func.count()).select_from(CrisisReferral)) == before + 1
-    columns = {c["name"] for c in inspect(autocommit_scope().__enter__().get_bind()).get_columns("crisis_referrals")}
+    with autocommit_scope() as s:
+        columns = {c["name"] for c in inspect(s.get_bind()).get_columns("crisis_referrals")}
     assert columns == {"id", "at", "category", "detector_version"}  # no user id, no text, by construction
     report = CliRunner().invoke(__import__("workers.cli", fromlist=["cli"]).cli, ["compliance", "report", "--year",
                                 str(datetime.now(UTC).year)])  # fmt: skip

@@ -40,6 +40,18 @@ def load(path: str | Path) -> list[dict[str, Any]]:
         return json.load(f)
 
 
+def utterances(samples: Sequence[dict[str, Any]]) -> list[str]:
+    """Every turn's text as it was said (no speaker, no caption): everyday conversation between friends."""
+    return [
+        str(turn["text"])
+        for sample in samples
+        for key, session in sample["conversation"].items()
+        if _SESSION.match(key) and isinstance(session, list)
+        for turn in session
+        if isinstance(turn, dict) and "text" in turn
+    ]
+
+
 def parse_session_time(text: str) -> datetime:
     """A session's ``date_time`` ("1:56 pm on 8 May, 2023") as a naive datetime (the store reads it as UTC)."""
     return datetime.strptime(" ".join(text.split()), "%I:%M %p on %d %B, %Y")
