@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from celery.schedules import crontab
 
+from workers.routing import Queue, TaskName
+
 if TYPE_CHECKING:
     from workers.settings import Settings
 
@@ -13,33 +15,33 @@ if TYPE_CHECKING:
 def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     return {
         "close-due-conversations": {
-            "task": "ella.close_due_conversations",
+            "task": TaskName.CLOSE_DUE_CONVERSATIONS,
             "schedule": 60.0,
-            "options": {"queue": settings.queue_cognition, "expires": 55},
+            "options": {"queue": Queue.COGNITION.name_in(settings), "expires": 55},
         },
         "resend-unanswered-messages": {
-            "task": "ella.resend_unanswered_messages",
+            "task": TaskName.RESEND_UNANSWERED_MESSAGES,
             "schedule": settings.inbox_sweep_interval_s,
-            "options": {"queue": settings.queue_inbound, "expires": settings.inbox_sweep_interval_s},
+            "options": {"queue": Queue.INBOUND.name_in(settings), "expires": settings.inbox_sweep_interval_s},
         },
         "poll-model-batches": {
-            "task": "ella.poll_model_batches",
+            "task": TaskName.POLL_MODEL_BATCHES,
             "schedule": 60.0,
-            "options": {"queue": settings.queue_batch, "expires": 55},
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 55},
         },
         "resolve-contested-facts": {
-            "task": "ella.resolve_contested_facts",
+            "task": TaskName.RESOLVE_CONTESTED_FACTS,
             "schedule": crontab(minute=30, hour=3, day_of_week="sunday"),
-            "options": {"queue": settings.queue_batch, "expires": 6 * 3600},
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 6 * 3600},
         },
         "boundary-regression": {
-            "task": "ella.boundary_regression",
+            "task": TaskName.BOUNDARY_REGRESSION,
             "schedule": crontab(minute=15, hour=2),
-            "options": {"queue": settings.queue_batch, "expires": 6 * 3600},
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 6 * 3600},
         },
         "flush-model-batches": {
-            "task": "ella.flush_model_batches",
+            "task": TaskName.FLUSH_MODEL_BATCHES,
             "schedule": 300.0,
-            "options": {"queue": settings.queue_batch, "expires": 290},
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 290},
         },
     }

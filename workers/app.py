@@ -16,6 +16,7 @@ from kombu import Queue
 from beat_schedule import beat_schedule
 from workers import db, logs
 from workers.redis_conn import kombu_url, redis_url
+from workers.routing import task_routes
 from workers.settings import Settings, get_settings
 
 TASK_MODULES = [
@@ -27,22 +28,6 @@ TASK_MODULES = [
     "tasks.guard",
     "tasks.batches",
 ]
-
-
-def task_routes(settings: Settings) -> dict[str, dict[str, str]]:
-    return {
-        "ella.ingest_message": {"queue": settings.queue_inbound},
-        "ella.close_due_conversations": {"queue": settings.queue_cognition},
-        "ella.perceive": {"queue": settings.queue_cognition},
-        "ella.reflect": {"queue": settings.queue_cognition},
-        "ella.close_conversation": {"queue": settings.queue_cognition},
-        "ella.extract_facts": {"queue": settings.queue_cognition},
-        "ella.resolve_contested_facts": {"queue": settings.queue_batch},
-        "ella.boundary_regression": {"queue": settings.queue_batch},
-        "ella.resend_unanswered_messages": {"queue": settings.queue_inbound},
-        "ella.flush_model_batches": {"queue": settings.queue_batch},
-        "ella.poll_model_batches": {"queue": settings.queue_batch},
-    }
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast, overload
 
 from ella.llm.kinds import KINDS, KindOutput, OutputError, parse_output
 from ella.llm.prompts import build_request
@@ -95,6 +95,20 @@ class ModelPort:
             history=history,
         )
 
+    @overload
+    def call(
+        self,
+        kind: type[T],
+        variables: dict[str, Any],
+        *,
+        user_id: str | None = None,
+        context: dict[str, Any] | None = None,
+        world_brief: str = "",
+        recent_thoughts: str = "",
+        history: Sequence[tuple[str, str]] = (),
+    ) -> ModelResult[T]: ...
+
+    @overload
     def call(
         self,
         kind: str,
@@ -105,13 +119,40 @@ class ModelPort:
         world_brief: str = "",
         recent_thoughts: str = "",
         history: Sequence[tuple[str, str]] = (),
+    ) -> ModelResult[KindOutput]: ...
+
+    def call(
+        self,
+        kind: type[KindOutput] | str,
+        variables: dict[str, Any],
+        *,
+        user_id: str | None = None,
+        context: dict[str, Any] | None = None,
+        world_brief: str = "",
+        recent_thoughts: str = "",
+        history: Sequence[tuple[str, str]] = (),
     ) -> ModelResult[Any]:
         """Ask, validate, repair up to ``max_repairs`` times, else return the kind's fail-safe.
 
+        ``kind`` is the kind's output class (``port.call(Perception, ...)`` gives a ``ModelResult[Perception]``,
+        so callers get typed values) or, for generic tooling, the kind's name.
         Raises TransientModelError (retry the task later) and PermanentModelError (give up), after recording.
         ``context`` feeds validation (``statement_count`` for insights, ``candidate_count`` for verdicts).
         """
-        context = context or {}
+        output = KINDS[kind] if isinstance(kind, str) else kind
+        return self._call(output, variables, user_id, context or {}, world_brief, recent_thoughts, history)
+
+    def _call(
+        self,
+        output: type[T],
+        variables: dict[str, Any],
+        user_id: str | None,
+        context: dict[str, Any],
+        world_brief: str,
+        recent_thoughts: str,
+        history: Sequence[tuple[str, str]],
+    ) -> ModelResult[T]:
+        kind = output.kind
         request = self.request(
             kind, variables, user_id=user_id, world_brief=world_brief, recent_thoughts=recent_thoughts, history=history
         )
@@ -128,7 +169,7 @@ class ModelPort:
                 raise
             total = total + completion.usage
             try:
-                value = parse_output(kind, completion.text, context)
+                value = cast(T, parse_output(kind, completion.text, context))
             except OutputError as exc:
                 last_error = str(exc)
                 final = attempt == self.max_repairs + 1
@@ -154,7 +195,7 @@ class ModelPort:
             return ModelResult(kind, value, False, attempt, completion.model, total)
         return ModelResult(
             kind,
-            KINDS[kind].failsafe({**variables, **context}),
+            cast(T, output.failsafe({**variables, **context})),
             True,
             self.max_repairs + 1,
             request.model,

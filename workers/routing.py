@@ -1,0 +1,68 @@
+"""Every task name and the queue it runs on, in one place.
+
+Why one module: a task name is a contract (the gateway sends ``ella.ingest_message`` by name, beat names its
+jobs, operators grep for them in Flower) and a queue is a capacity decision (the inbound queue must never wait
+behind a batch job). Both were strings scattered over the task modules, the app's routes and beat; here they
+are an enum each, and ``tests/test_routing.py`` checks that every route and every beat entry names a registered
+task and that every registered task has a queue. Importing this module imports nothing of ours but settings.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workers.settings import Settings
+
+
+class Queue(StrEnum):
+    """A queue's role; its broker name comes from settings (``ELLA_QUEUE_<ROLE>``)."""
+
+    INBOUND = "inbound"  # a user is waiting: ingest and the inbox sweep
+    COGNITION = "cognition"  # memory, reflection, extraction: seconds late is fine
+    BATCH = "batch"  # beat's long jobs and the Message Batches service
+
+    def name_in(self, settings: Settings) -> str:
+        return {Queue.INBOUND: settings.queue_inbound, Queue.COGNITION: settings.queue_cognition}.get(
+            self, settings.queue_batch
+        )
+
+
+class TaskName(StrEnum):
+    INGEST_MESSAGE = "ella.ingest_message"
+    RESEND_UNANSWERED_MESSAGES = "ella.resend_unanswered_messages"
+    CLOSE_DUE_CONVERSATIONS = "ella.close_due_conversations"
+    CLOSE_CONVERSATION = "ella.close_conversation"
+    PERCEIVE = "ella.perceive"
+    REFLECT = "ella.reflect"
+    EXTRACT_FACTS = "ella.extract_facts"
+    RESOLVE_CONTESTED_FACTS = "ella.resolve_contested_facts"
+    BOUNDARY_REGRESSION = "ella.boundary_regression"
+    FLUSH_MODEL_BATCHES = "ella.flush_model_batches"
+    POLL_MODEL_BATCHES = "ella.poll_model_batches"
+
+
+QUEUE_OF: dict[TaskName, Queue] = {
+    TaskName.INGEST_MESSAGE: Queue.INBOUND,
+    TaskName.RESEND_UNANSWERED_MESSAGES: Queue.INBOUND,
+    TaskName.CLOSE_DUE_CONVERSATIONS: Queue.COGNITION,
+    TaskName.CLOSE_CONVERSATION: Queue.COGNITION,
+    TaskName.PERCEIVE: Queue.COGNITION,
+    TaskName.REFLECT: Queue.COGNITION,
+    TaskName.EXTRACT_FACTS: Queue.COGNITION,
+    TaskName.RESOLVE_CONTESTED_FACTS: Queue.BATCH,
+    TaskName.BOUNDARY_REGRESSION: Queue.BATCH,
+    TaskName.FLUSH_MODEL_BATCHES: Queue.BATCH,
+    TaskName.POLL_MODEL_BATCHES: Queue.BATCH,
+}
+
+
+def queue_for(task: TaskName, settings: Settings) -> str:
+    """The broker queue ``task`` runs on."""
+    return QUEUE_OF[task].name_in(settings)
+
+
+def task_routes(settings: Settings) -> dict[str, dict[str, str]]:
+    """Celery's ``task_routes``: every task to its queue."""
+    return {str(task): {"queue": queue_for(task, settings)} for task in TaskName}
