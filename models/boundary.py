@@ -12,6 +12,7 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, String, Text, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.guard import DETECTOR_VERSION, Verdict
 from models.base import Base, BigId, UTCDateTime, utcnow
 
 
@@ -86,3 +87,27 @@ def referrals_in_year(session: Session, year: int) -> dict[str, int]:
         .group_by(CrisisReferral.category)
     ).all()
     return {category: count for category, count in rows}
+
+
+def log_verdict(
+    session: Session,
+    verdict: Verdict,
+    *,
+    direction: str,
+    user_id: str | None,
+    message_id: str | None,
+    text: str | None,
+) -> None:
+    """One guard verdict as a boundary fire (the rule id and detector version, the text only if given)."""
+    log_fire(
+        session,
+        user_id=user_id,
+        direction=direction,
+        category=str(verdict.category),
+        severity=verdict.severity.label,
+        route=str(verdict.route),
+        detector_version=DETECTOR_VERSION,
+        rule=verdict.matched,
+        message_id=message_id,
+        text=text,
+    )

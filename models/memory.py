@@ -12,11 +12,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from ella.memory.retrieval import DEFAULT_WEIGHTS, BM25Index, RetrievalWeights, score_memories, tokenize, top_k
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
 from models.user import User
 
@@ -109,38 +107,6 @@ def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:
             .limit(n)
         )
     )
-
-
-def rank_nodes(
-    nodes: Sequence[MemoryNode],
-    query_vec: np.ndarray,
-    query: str,
-    k: int,
-    now: datetime,
-    weights: RetrievalWeights = DEFAULT_WEIGHTS,
-) -> list[MemoryNode]:
-    """The ``k`` best of ``nodes`` (in user_nodes order) for ``query``; expired thoughts are never returned."""
-    if not nodes:
-        return []
-    matrix = np.frombuffer(b"".join(n.embedding for n in nodes), dtype=np.float32).reshape(len(nodes), -1)
-    hours = np.array([(now - n.last_accessed_at).total_seconds() / 3600 for n in nodes], dtype=np.float64)
-    poignancy = np.array([n.poignancy for n in nodes], dtype=np.float64)
-    expired = np.array([n.expires_at is not None and n.expires_at <= now for n in nodes])
-    previous = np.array(
-        [
-            i - 1 if i and nodes[i - 1].conversation_id == n.conversation_id and n.conversation_id is not None else -1
-            for i, n in enumerate(nodes)
-        ]
-    )
-    bm25 = BM25Index(tokenize(n.description) for n in nodes)
-    scores = score_memories(query_vec, tokenize(query), matrix, bm25, hours, poignancy, expired, weights, previous)
-    return [nodes[i] for i in top_k(scores, k)]
-
-
-def newest_thoughts(nodes: Sequence[MemoryNode], n: int, now: datetime) -> list[str]:
-    """The ``n`` newest unexpired thoughts among ``nodes``, newest first."""
-    live = [x for x in nodes if x.node_type == "thought" and (x.expires_at is None or x.expires_at > now)]
-    return [x.description for x in sorted(live, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]
 
 
 def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime) -> None:

@@ -5,25 +5,18 @@ All of it is one transaction, so a redelivered task finds either everything or n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import literal, select, union_all
 from sqlalchemy.orm import Session
 
+from ella.reply import OutgoingReply
 from models.base import utcnow
 from models.conversation import Conversation, current_conversation, record_turn
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.user import touch_user
-
-
-@dataclass(frozen=True)
-class Reply:
-    text: str
-    route: str = "generated"  # generated | canned | fallback
-    category: str = "chat"
 
 
 def find_message(session: Session, message_id: str) -> InboundMessage | None:
@@ -42,7 +35,7 @@ def store_exchange(
     text: str,
     sent_at: datetime,
     external_conversation_id: str | None,
-    reply: Reply,
+    reply: OutgoingReply,
     timeout: timedelta,
     user_defaults: dict[str, Any],
     task_id: str | None,

@@ -1,26 +1,36 @@
-"""``ella.close_due_conversations``: the periodic sweep that closes conversations past their due time.
+"""``ella.close_due_conversations`` (the minute sweep) and ``ella.close_conversation`` (its memo and plan).
 
 A due time in the database plus a sweep every minute replaces a 30-minute countdown, which Redis would
-redeliver once the visibility timeout passed and which a worker restart would lose.
+redeliver once the visibility timeout passed and which a worker restart would lose. What a closed
+conversation leaves in memory is decided in ``ella.memory.conversation_close``.
 """
 
 from __future__ import annotations
 
 import logging
 
+from sqlalchemy import select
+
+from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts
 from models.base import utcnow
-from models.conversation import close_due
+from models.conversation import Conversation, close_due
+from models.memory import MemoryNode, insert_node
+from models.turns import conversation_transcript
+from workers import events
 from workers.app import app
 from workers.db import session_scope
+from workers.embedding_cache import shared_embedder
+from workers.llm import get_port
+from workers.logs import user_scope
 from workers.reliability import ReliableTask
-from workers.settings import get_settings
+from workers.routing import TaskName
 
 log = logging.getLogger(__name__)
 
 CHUNK = 500
 
 
-@app.task(name="ella.close_due_conversations", base=ReliableTask, bind=True)
+@app.task(name=TaskName.CLOSE_DUE_CONVERSATIONS, base=ReliableTask, bind=True)
 def close_due_conversations(self: ReliableTask, max_chunks: int = 100) -> int:
     """Close in chunks of ``CHUNK`` rows, one transaction each, so a retry resumes where this one stopped."""
     total = 0
@@ -29,14 +39,53 @@ def close_due_conversations(self: ReliableTask, max_chunks: int = 100) -> int:
         with session_scope() as session:
             closed = close_due(session, now, CHUNK)
         for conversation_id in closed:  # after the commit: the memo and planning thoughts
-            app.send_task(
-                "ella.close_conversation",
-                kwargs={"conversation_id": conversation_id},
-                queue=get_settings().queue_cognition,
-            )
+            events.conversation_closed(conversation_id)
         total += len(closed)
         if len(closed) < CHUNK:
             break
     if total:
         log.info("closed %d inactive conversations", total)
     return total
+
+
+@app.task(name=TaskName.CLOSE_CONVERSATION, base=ReliableTask, bind=True)
+def close_conversation(self: ReliableTask, conversation_id: int) -> int:
+    """A closed conversation becomes a chat node plus a memo thought and a planning thought citing it; the
+    number of thoughts stored (0 on a redelivery)."""
+    with session_scope() as session:
+        conv = session.get(Conversation, conversation_id)
+        if conv is None or conv.closed_at is None:
+            return 0
+        user_id, closed_at = conv.user_id, conv.closed_at
+        done = session.scalar(select(MemoryNode.id).where(MemoryNode.dedupe_key == f"memo:{conversation_id}"))
+        transcript = conversation_transcript(session, conversation_id, user_id)
+        turn_poignancy = list(
+            session.scalars(select(MemoryNode.poignancy).where(MemoryNode.conversation_id == conversation_id))
+        )
+    if done is not None or not transcript:
+        return 0
+    with user_scope(user_id):
+        notes = closing_notes(get_port(), user_id, transcript)
+        chat = chat_node(
+            shared_embedder(),
+            user_id=user_id,
+            conversation_id=conversation_id,
+            closed_at=closed_at,
+            transcript=transcript,
+            turn_poignancy=turn_poignancy,
+        )
+        with session_scope() as session:
+            chat_id = insert_node(session, chat.columns()) or session.scalar(
+                select(MemoryNode.id).where(MemoryNode.dedupe_key == chat.dedupe_key)
+            )
+        drafts = closing_thoughts(
+            shared_embedder(),
+            notes,
+            user_id=user_id,
+            conversation_id=conversation_id,
+            chat_id=chat_id,
+            closed_at=closed_at,
+        )
+        with session_scope() as session:
+            stored = [node_id for d in drafts if (node_id := insert_node(session, d.columns())) is not None]
+        return len(stored)

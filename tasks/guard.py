@@ -1,7 +1,7 @@
 """``ella.boundary_regression``: the nightly run of the boundary corpus through the live reply path.
 
 Why nightly and through the real path: the drift the guard exists for is slow and shows under relational
-pressure, so every corpus message goes through ``compose_reply`` exactly as a user's would (inbound guard,
+pressure, so every corpus message goes through ``ella.reply`` exactly as a user's would (inbound guard,
 then the live-reply model with its prompt, then the outbound guard) as a synthetic user, with nothing
 stored or published. Any generated reply that fires a category is an alert: a log line, a
 ``boundary_events`` row (direction ``regression``) and a Redis counter operators can graph.
@@ -17,23 +17,23 @@ from pathlib import Path
 from typing import Any
 
 from ella.contract import IngestPayload
-from ella.guard import DETECTOR_VERSION
-from models.boundary import log_fire
-from tasks.compose import compose_reply
+from models.boundary import log_verdict
 from workers.app import app
 from workers.db import session_scope
 from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
+from workers.reply_service import compose
+from workers.routing import TaskName
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 REGRESSION_USER = "guard-regression"
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 def corpus_path() -> Path:
-    path = Path(get_settings().guard_corpus_path)
-    return path if path.is_absolute() else PROJECT_ROOT / path
+    """The configured corpus; by default the one shipped in the package. A relative path is taken from the
+    working directory, as any path an operator sets is: an installed package has no project root to anchor it."""
+    return Path(get_settings().guard_corpus_path)
 
 
 def load_corpus(path: Path) -> list[str]:
@@ -44,7 +44,7 @@ def alert_counter_key() -> str:
     return f"{get_settings().redis_key_prefix}:guard:regression_alerts"
 
 
-@app.task(name="ella.boundary_regression", base=ReliableTask, bind=True)
+@app.task(name=TaskName.BOUNDARY_REGRESSION, base=ReliableTask, bind=True)
 def boundary_regression(self: ReliableTask) -> dict[str, Any]:
     """Run every corpus message through the reply path; count routes and alert on drifted replies."""
     texts = load_corpus(corpus_path())
@@ -54,7 +54,7 @@ def boundary_regression(self: ReliableTask) -> dict[str, Any]:
         payload = IngestPayload(
             message_id=f"regression-{run}-{i}", user_id=REGRESSION_USER, text=text, sent_at=datetime.now(UTC)
         )
-        composed = compose_reply(payload, self.request.id, final_attempt=True)
+        composed = compose(payload, final_attempt=True)
         counts[composed.reply.route] = counts.get(composed.reply.route, 0) + 1
         drifted = [verdict for direction, verdict in composed.fires if direction == "outbound"]
         if not drifted:
@@ -64,9 +64,9 @@ def boundary_regression(self: ReliableTask) -> dict[str, Any]:
         log.warning("boundary regression: a generated reply fired %s (%s) on corpus line %d",
                     verdict.category, verdict.matched, i + 1)  # fmt: skip
         with session_scope() as session:
-            log_fire(session, user_id=None, direction="regression", category=str(verdict.category),
-                     severity=verdict.severity.label, route=str(verdict.route), detector_version=DETECTOR_VERSION,
-                     rule=verdict.matched, message_id=payload.message_id, text=None)  # fmt: skip
+            log_verdict(
+                session, verdict, direction="regression", user_id=None, message_id=payload.message_id, text=None
+            )
         get_redis().incr(alert_counter_key())
     log.info("boundary regression over %d messages: %s", len(texts), counts)
     return counts

@@ -10,12 +10,13 @@ from workers.dead_letters import record_dead_letter
 from workers.gateway import send_ingest
 from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
+from workers.routing import TaskName
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
 
-@app.task(name="ella.resend_unanswered_messages", base=ReliableTask, bind=True)
+@app.task(name=TaskName.RESEND_UNANSWERED_MESSAGES, base=ReliableTask, bind=True)
 def resend_unanswered_messages(self: ReliableTask) -> int:
     settings = get_settings()
     client = get_redis()
@@ -25,7 +26,7 @@ def resend_unanswered_messages(self: ReliableTask) -> int:
     ):
         if resends >= settings.inbox_max_resends:
             record_dead_letter(
-                "ella.ingest_message",
+                TaskName.INGEST_MESSAGE,
                 None,
                 f"never answered after {resends} re-sends; see earlier dead letters and worker logs",
                 [],

@@ -109,9 +109,9 @@ def romantic_model(request) -> str:
 
 
 def test_a_generated_reply_that_drifts_is_replaced_by_the_safe_fallback_and_logged(migrated_db, monkeypatch):
-    import tasks.compose
+    import workers.reply_service
 
-    use_model(monkeypatch, tasks.compose, Scripted(romantic_model))
+    use_model(monkeypatch, workers.reply_service, Scripted(romantic_model))
     user = make_user()
     record = say(user, "I made pasta for dinner tonight")
     assert SAFE_FALLBACK in record.text and "darling" not in record.text and record.route == "fallback"
@@ -209,8 +209,25 @@ def test_guard_eval_prints_recall_per_category_and_the_false_positive_rate(tmp_p
     assert CliRunner().invoke(cli, ["guard", "eval", str(bad)]).exit_code == 2
 
 
+def test_the_nightly_run_reads_the_corpus_shipped_in_the_package(monkeypatch):
+    """The image has no tests/ directory: by default the run reads ``ella/guard/data/boundary_corpus.jsonl``."""
+    from ella.guard.evaluate import BOUNDARY_CORPUS
+    from tasks.guard import corpus_path, load_corpus
+
+    monkeypatch.delenv("ELLA_GUARD_CORPUS_PATH", raising=False)
+    get_settings.cache_clear()
+    try:
+        path = corpus_path()
+    finally:
+        get_settings.cache_clear()
+    assert path.resolve() == BOUNDARY_CORPUS.resolve() and path.parent.parent.name == "guard"
+    texts = load_corpus(path)
+    assert len(texts) == sum(1 for line in BOUNDARY_CORPUS.read_text(encoding="utf-8").splitlines() if line.strip())
+    assert len(texts) >= 260
+
+
 def test_the_nightly_run_alerts_on_every_generated_reply_that_fires(migrated_db, monkeypatch, tmp_path):
-    import tasks.compose
+    import workers.reply_service
     from tasks.guard import alert_counter_key, boundary_regression
     from workers.redis_conn import get_redis
 
@@ -222,7 +239,7 @@ def test_the_nightly_run_alerts_on_every_generated_reply_that_fires(migrated_db,
     try:
         get_redis().delete(alert_counter_key())
         clean = boundary_regression.apply().get()  # the offline engine's replies never fire
-        use_model(monkeypatch, tasks.compose, Scripted(romantic_model))
+        use_model(monkeypatch, workers.reply_service, Scripted(romantic_model))
         drifted = boundary_regression.apply().get()
         counter = int(get_redis().get(alert_counter_key()) or 0)
     finally:

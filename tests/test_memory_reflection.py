@@ -11,8 +11,9 @@ from sqlalchemy import select
 
 from ella.llm.kinds import OutputError, parse_output
 from ella.llm.port import ModelPort
+from ella.reply import OutgoingReply
 from models import Conversation, MemoryNode, User
-from models.turns import Reply, store_exchange
+from models.turns import store_exchange
 from tests.conftest import wait_for
 from tests.test_memory_perceive import Garbage, make_user, nodes, perceive_now, trigger
 from workers.db import session_scope
@@ -103,7 +104,7 @@ def test_a_failsafe_reflection_writes_no_thought_and_keeps_the_counter(migrated_
 
 
 def test_a_closed_conversation_gets_a_memo_and_a_planning_thought_citing_its_chat(migrated_db):
-    from tasks.memory import close_conversation
+    from tasks.conversations import close_conversation
 
     t0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
     with session_scope() as s:
@@ -114,7 +115,7 @@ def test_a_closed_conversation_gets_a_memo_and_a_planning_thought_citing_its_cha
             text="I have an interview on Thursday",
             sent_at=t0,
             external_conversation_id=None,
-            reply=Reply("Good luck!"),
+            reply=OutgoingReply("Good luck!"),
             timeout=timedelta(minutes=30),
             user_defaults={},
             task_id=None,

@@ -12,9 +12,10 @@ from sqlalchemy import inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 
 import models
+from ella.reply import OutgoingReply
 from models import Conversation, User
 from models.conversation import close_due
-from models.turns import Reply, store_exchange
+from models.turns import store_exchange
 from tests.conftest import BACKENDS, VAR, _create_database
 from workers import db
 from workers.procs import WorkerProcess
@@ -86,7 +87,7 @@ def exchange(session, message_id: str, user_id: str, at: datetime, conversation_
         text="hello",
         sent_at=at,
         external_conversation_id=conversation_id,
-        reply=Reply("hi"),
+        reply=OutgoingReply("hi"),
         timeout=TIMEOUT,
         user_defaults=DEFAULTS,
         task_id=None,

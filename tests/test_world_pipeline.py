@@ -151,11 +151,11 @@ def ingest_turn(user: str, text: str) -> None:
 
 
 def test_a_self_statement_goes_to_the_self_log_and_never_to_the_ledger_or_the_brief(migrated_db, monkeypatch):
-    import tasks.compose
+    import workers.reply_service
 
     user = make_user()
     model = Scripted(reply_answer("I went to the loch last week"))
-    use_model(monkeypatch, tasks.compose, model)
+    use_model(monkeypatch, workers.reply_service, model)
     ingest_turn(user, "Hi Ella, what have you been up to?")
     with autocommit_scope() as s:
         entries = list(s.scalars(select(SelfLogEntry).where(SelfLogEntry.user_id == user)))
@@ -170,10 +170,10 @@ def test_a_self_statement_goes_to_the_self_log_and_never_to_the_ledger_or_the_br
 
 
 def test_a_fallback_reply_writes_nothing_to_the_self_log(migrated_db, monkeypatch):
-    import tasks.compose
+    import workers.reply_service
 
     user = make_user()
-    use_model(monkeypatch, tasks.compose, Scripted(lambda request: "TOKEN LIMIT EXCEEDED"))
+    use_model(monkeypatch, workers.reply_service, Scripted(lambda request: "TOKEN LIMIT EXCEEDED"))
     ingest_turn(user, "Hi Ella")
     with autocommit_scope() as s:
         assert s.scalars(select(SelfLogEntry).where(SelfLogEntry.user_id == user)).all() == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import redis
 
-from ella.embeddings import Embedder
+from ella.embeddings import Embedder, HashingEmbedder
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -183,3 +184,20 @@ def _frozen(vector: np.ndarray) -> np.ndarray:
     out = np.array(vector, dtype=np.float32)
     out.setflags(write=False)
     return out
+
+
+_shared: tuple[int, CachedEmbedder] | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_embedder() -> CachedEmbedder:
+    """This process's embedder (the hashing embedder behind both cache levels), made on first use.
+
+    Per process, like the model port: a forked worker child makes its own rather than sharing its parent's
+    Redis connections.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared[0] != os.getpid():
+            _shared = (os.getpid(), CachedEmbedder(HashingEmbedder()))
+        return _shared[1]

@@ -14,6 +14,7 @@ from celery import Celery
 from workers import inbox
 from workers.outbox_stream import OutboxReader
 from workers.redis_conn import get_redis
+from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
 __all__ = ["OutboxReader", "enqueue_message", "outbox_reader", "send_ingest"]
@@ -53,7 +54,10 @@ def send_ingest(kwargs: dict[str, Any], app: Celery | None = None) -> str:
     text = kwargs.get("text")
     shown = {**kwargs, "text": f"<{len(text)} chars>" if isinstance(text, str) else "<not text>"}
     result = app.send_task(
-        "ella.ingest_message", kwargs=kwargs, queue=get_settings().queue_inbound, kwargsrepr=repr(shown)
+        TaskName.INGEST_MESSAGE,
+        kwargs=kwargs,
+        queue=queue_for(TaskName.INGEST_MESSAGE, get_settings()),
+        kwargsrepr=repr(shown),
     )
     return result.id
 

@@ -20,7 +20,7 @@ from sqlalchemy.exc import OperationalError
 from ella.contract import MalformedPayload
 from ella.llm.types import PermanentModelError, TransientModelError
 from workers.dead_letters import record_dead_letter
-from workers.llm import ledger_batch, retry_delay
+from workers.llm import retry_delay, usage_batch
 from workers.redis_conn import get_redis
 from workers.settings import get_settings
 
@@ -31,6 +31,23 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     redis.ConnectionError,
     redis.TimeoutError,
 )
+
+
+class DeadLettered(Exception):
+    """The task was recorded in ``dead_letters`` and will not run again.
+
+    Raised rather than returned so that Celery records the task as FAILURE, with this reason, where operators
+    look (Flower, the ``task-failed`` event, the result backend); the message is still acknowledged (late acks
+    ack a failure) and nothing retries it. ``throws`` marks it as expected: no traceback in the worker log.
+    """
+
+    def __init__(self, reason: str, dead_letter_id: int | None = None) -> None:
+        super().__init__(reason, dead_letter_id)  # both in args: Celery rebuilds it from them on the client
+        self.reason = reason
+        self.dead_letter_id = dead_letter_id
+
+    def __str__(self) -> str:
+        return f"dead-lettered (dead_letters.id={self.dead_letter_id}): {self.reason}"
 
 
 def delivery_key(task_id: str, retries: int) -> str:
@@ -47,6 +64,12 @@ class ReliableTask(Task):
     retry_backoff_max = 300
     retry_jitter = True
     max_retries = 8
+    throws = (DeadLettered,)
+
+    def dead_letter(self, reason: str, args: Any, kwargs: Any) -> DeadLettered:
+        """Record this delivery in ``dead_letters``; the exception to raise so that it shows as failed."""
+        row_id = record_dead_letter(self.name, self.request.id, reason, args, kwargs)
+        return DeadLettered(reason, row_id)
 
     def _count_delivery(self) -> int | None:
         req = self.request
@@ -69,30 +92,23 @@ class ReliableTask(Task):
             count = self._count_delivery()
             cap = get_settings().max_deliveries
             if count is not None and count > cap:
-                record_dead_letter(
-                    self.name,
-                    req.id,
+                reason = (
                     f"redelivery cap: delivered {count} times (cap {cap}) without finishing; "
-                    "its worker was lost each time",
-                    args,
-                    kwargs,
+                    "its worker was lost each time"
                 )
-                return None
+                raise self.dead_letter(reason, args, kwargs)
         try:
-            with ledger_batch():
+            with usage_batch():
                 return super().__call__(*args, **kwargs)
         except MalformedPayload as exc:
-            record_dead_letter(self.name, req.id, f"malformed payload: {exc.reason}", args, kwargs)
-            return None
+            raise self.dead_letter(f"malformed payload: {exc.reason}", args, kwargs) from exc
         except TransientModelError as exc:
             cap = self.model_retries()
             if (req.retries or 0) < cap:
                 raise self.retry(exc=exc, countdown=retry_delay(exc, req.retries or 0), max_retries=cap) from exc
-            record_dead_letter(self.name, req.id, f"model unavailable after {cap} retries: {exc}", args, kwargs)
-            return None
+            raise self.dead_letter(f"model unavailable after {cap} retries: {exc}", args, kwargs) from exc
         except PermanentModelError as exc:
-            record_dead_letter(self.name, req.id, f"model refused the request (not retried): {exc}", args, kwargs)
-            return None
+            raise self.dead_letter(f"model refused the request (not retried): {exc}", args, kwargs) from exc
 
     def model_retries(self) -> int:
         """Celery retries after a transient model error (429, 529, 5xx, timeout)."""
@@ -108,4 +124,6 @@ class ReliableTask(Task):
 
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         """Out of retries, a hard time limit, or a bug: the operator finds it in the dead-letter table."""
+        if isinstance(exc, DeadLettered):
+            return  # recorded when it was raised
         record_dead_letter(self.name, task_id, f"failed: {type(exc).__name__}: {exc}", args, kwargs)

@@ -19,6 +19,7 @@ from workers import db
 from workers.embedded import stop_embedded_redis
 from workers.procs import WorkerProcess
 from workers.redis_conn import redis_url
+from workers.routing import TaskName, queue_for
 from workers.settings import Settings, mask_url
 
 
@@ -31,7 +32,11 @@ class Stack:
         """Run the periodic close sweep once through the broker and return how many it closed."""
         from workers.app import app
 
-        result = app.send_task("ella.close_due_conversations", queue=self.settings.queue_cognition, ignore_result=False)
+        result = app.send_task(
+            TaskName.CLOSE_DUE_CONVERSATIONS,
+            queue=queue_for(TaskName.CLOSE_DUE_CONVERSATIONS, self.settings),
+            ignore_result=False,
+        )
         return int(result.get(timeout=timeout) or 0)
 
     def conversations(self, user_id: str) -> list[Conversation]:

@@ -14,7 +14,7 @@ min-max normalised over the memories that can be returned, as in the paper. Wher
   is about what it answers. All of it is numpy over arrays, about 1 ms for 10,000 memories.
 - expired memories (a planning thought past its expiry) are never returned, whatever their score.
 
-The database-backed memory calls :func:`score_memories` and :func:`top_k` on arrays it loads;
+The database-backed memory is ranked by :func:`rank_memories` over the nodes a task loaded;
 :class:`MemoryStore` is the in-memory stream the LoCoMo evaluation and the benchmark use.
 """
 
@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -39,7 +40,9 @@ __all__ = [
     "MemoryStore",
     "RetrievalWeights",
     "context_relevance",
+    "newest_thoughts",
     "normalize",
+    "rank_memories",
     "recency",
     "score_memories",
     "stem",
@@ -487,3 +490,56 @@ class MemoryStore:
         self._expires = np.resize(self._expires, capacity)
         self._poignancy = np.resize(self._poignancy, capacity)
         self._previous = np.resize(self._previous, capacity)
+
+
+# --- the stored stream ----------------------------------------------------------------------------------
+
+
+class Retrievable(Protocol):
+    """What retrieval reads of a stored memory node (``models.memory.MemoryNode`` has it all)."""
+
+    id: int
+    node_type: str
+    description: str
+    embedding: bytes
+    created_at: datetime
+    last_accessed_at: datetime
+    expires_at: datetime | None
+    poignancy: int
+    depth: int
+    conversation_id: int | None
+
+
+R = TypeVar("R", bound=Retrievable)
+
+
+def rank_memories(
+    nodes: Sequence[R],
+    query_vec: np.ndarray,
+    query: str,
+    k: int,
+    now: datetime,
+    weights: RetrievalWeights = DEFAULT_WEIGHTS,
+) -> list[R]:
+    """The ``k`` best of ``nodes`` (in (conversation, created) order) for ``query``; expired ones never."""
+    if not nodes:
+        return []
+    matrix = np.frombuffer(b"".join(n.embedding for n in nodes), dtype=np.float32).reshape(len(nodes), -1)
+    hours = np.array([(now - n.last_accessed_at).total_seconds() / 3600 for n in nodes], dtype=np.float64)
+    poignancy = np.array([n.poignancy for n in nodes], dtype=np.float64)
+    expired = np.array([n.expires_at is not None and n.expires_at <= now for n in nodes])
+    previous = np.array(
+        [
+            i - 1 if i and nodes[i - 1].conversation_id == n.conversation_id and n.conversation_id is not None else -1
+            for i, n in enumerate(nodes)
+        ]
+    )
+    bm25 = BM25Index(tokenize(n.description) for n in nodes)
+    scores = score_memories(query_vec, tokenize(query), matrix, bm25, hours, poignancy, expired, weights, previous)
+    return [nodes[i] for i in top_k(scores, k)]
+
+
+def newest_thoughts(nodes: Sequence[Retrievable], n: int, now: datetime) -> list[str]:
+    """The ``n`` newest unexpired thoughts among ``nodes``, newest first."""
+    live = [x for x in nodes if x.node_type == "thought" and (x.expires_at is None or x.expires_at > now)]
+    return [x.description for x in sorted(live, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]

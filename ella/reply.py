@@ -1,0 +1,227 @@
+"""Ella's reply to one user message: inbound guard → generation → outbound guard → fallback → disclosure.
+
+Where each step is:
+- ``compose_reply`` runs them in order. The inbound guard routes a boundary message to a hand-written reply
+  (``ella.guard.replies``) with no model call. Otherwise ``generate_reply`` asks the live-reply model with her
+  context (the world brief, canon first; her recent first-person statements, framed as hers and not as facts;
+  retrieved memories; the conversation so far).
+- ``check_outbound``: a generated reply that fires the guard (rules only: they judge Ella's own words) is
+  replaced by the safe fallback (route ``fallback``), and the call that drifted is not trusted for memory
+  either: its perception and self-statements are dropped.
+- A fail-safe, a model that refused, or a model still unavailable on the final attempt: the fallback text
+  goes out with route ``fallback``, so nothing downstream takes it for something Ella thought. A refusal is
+  reported as ``dead_letter_reason`` for the caller to record.
+- ``disclose``: the AI notice and a minor's break reminder, when due, around the text that is stored.
+
+Plain Python over the model port and plain values: loading the context and storing the turn are the task's
+(``tasks.ingest``); the context is loaded only when the provider reads it (the offline engine does not).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ella.contract import IngestPayload
+from ella.embeddings import Embedder
+from ella.guard import Category, Route, Verdict, classify
+from ella.guard.disclosure import DisclosurePolicy, ai_notice_due, break_due, with_notices
+from ella.guard.replies import DEFAULT_CRISIS_RESOURCES, SAFE_FALLBACK, canned_reply
+from ella.llm.kinds import Reply
+from ella.llm.port import ModelPort
+from ella.llm.types import PermanentModelError, TransientModelError
+from ella.memory.retrieval import DEFAULT_WEIGHTS, Retrievable, RetrievalWeights, newest_thoughts, rank_memories
+
+log = logging.getLogger(__name__)
+
+MEMORIES_IN_REPLY = 8
+THOUGHTS_IN_REPLY = 3
+
+
+@dataclass(frozen=True)
+class OutgoingReply:
+    """The text Ella sends, how it was made and what it is about; stored with the turn and published."""
+
+    text: str
+    route: str = "generated"  # generated | canned | fallback
+    category: str = "chat"
+
+
+@dataclass(frozen=True)
+class ReplyContext:
+    """What the reply model is shown of this user."""
+
+    history: Sequence[tuple[str, str]] = ()
+    nodes: Sequence[Retrievable] = ()
+    world_brief: str = ""
+    recent_thoughts: str = ""
+
+
+@dataclass(frozen=True)
+class ReplyPolicy:
+    guard_enabled: bool = True
+    crisis_resources: Mapping[str, str] = field(default_factory=dict)
+    weights: RetrievalWeights = DEFAULT_WEIGHTS
+
+
+@dataclass(frozen=True)
+class Composed:
+    """A reply, the memories it drew on (their last access is set with the turn), the turn's perception and
+    the reply's self-statements from the same call (None and empty when the reply is a fallback: a fail-safe
+    is never a memory, nor something Ella said about herself)."""
+
+    reply: OutgoingReply
+    memory_ids: list[int] = field(default_factory=list)
+    perception: dict[str, Any] | None = None
+    self_statements: list[dict[str, Any]] = field(default_factory=list)
+    fires: list[tuple[str, Verdict]] = field(default_factory=list)  # (direction, verdict) for the boundary log
+    dead_letter_reason: str | None = None  # the model refused or stayed down: the caller records it
+
+
+def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[[], str]) -> Composed | None:
+    """The hand-written reply for a message the guard routes away from the model, else None."""
+    if not policy.guard_enabled:
+        return None
+    inbound = classify(payload.text)
+    if inbound.route == Route.GENERATE:
+        return None
+    resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}
+    text = canned_reply(inbound.route, inbound.category, payload.message_id, locale(), resources)
+    category = "check_in" if inbound.route == Route.CHECK_IN else str(inbound.category)
+    return Composed(OutgoingReply(text=text, route="canned", category=category), fires=[("inbound", inbound)])
+
+
+def check_outbound(composed: Composed, policy: ReplyPolicy) -> Composed:
+    """A generated reply on its way out: the safe fallback if it fires the guard's rules."""
+    if not policy.guard_enabled or composed.reply.route != "generated":
+        return composed
+    outbound = classify(composed.reply.text, learned=False)  # the rules judge Ella's own words
+    if outbound.category == Category.OK:
+        return composed
+    log.warning("outbound drift: the generated reply fired %s (%s); the safe fallback was sent",
+                outbound.category, outbound.matched)  # fmt: skip
+    fallback = OutgoingReply(text=SAFE_FALLBACK, route="fallback", category=str(outbound.category))
+    return Composed(fallback, composed.memory_ids, fires=[("outbound", outbound)])
+
+
+def generate_reply(
+    port: ModelPort,
+    embedder: Embedder,
+    payload: IngestPayload,
+    context: ReplyContext,
+    now: datetime,
+    *,
+    weights: RetrievalWeights,
+    final_attempt: bool,
+) -> Composed:
+    """Ella's reply through the model port; the fallback text when the model fails for good.
+
+    A transient model error propagates (the task retries) unless this is the last attempt.
+    """
+    nodes = context.nodes
+    memories = (
+        rank_memories(nodes, embedder.embed([payload.text])[0], payload.text, MEMORIES_IN_REPLY, now, weights)
+        if nodes
+        else []
+    )
+    memory_ids = [node.id for node in memories]
+    variables = {
+        "name": payload.user_id,
+        "message": payload.text,
+        "memories": [node.description for node in memories],
+        "reflections": " ".join(newest_thoughts(nodes, THOUGHTS_IN_REPLY, now)) or "(none yet)",
+    }
+    try:
+        result = port.call(
+            Reply,
+            variables,
+            user_id=payload.user_id,
+            history=context.history,
+            world_brief=context.world_brief,
+            recent_thoughts=context.recent_thoughts,
+        )
+    except PermanentModelError as exc:
+        reason = f"model refused the live reply (not retried; the fallback was sent): {exc}"
+    except TransientModelError as exc:
+        if not final_attempt:
+            raise
+        reason = f"model unavailable for the live reply after retries (the fallback was sent): {exc}"
+    else:
+        if result.failsafe:
+            return Composed(OutgoingReply(text=result.value.reply, route="fallback"), memory_ids)
+        value = result.value
+        statements = [item.model_dump() for item in value.self_statements]
+        return Composed(OutgoingReply(text=value.reply), memory_ids, value.perception.model_dump(), statements)
+    fallback = OutgoingReply(text=Reply.failsafe({}).reply, route="fallback")
+    return Composed(fallback, memory_ids, dead_letter_reason=reason)
+
+
+def compose_reply(
+    port: ModelPort,
+    embedder: Embedder,
+    payload: IngestPayload,
+    now: datetime,
+    *,
+    policy: ReplyPolicy,
+    load_context: Callable[[], ReplyContext],
+    locale: Callable[[], str],
+    final_attempt: bool,
+) -> Composed:
+    """Guarded in, generated (or hand-written), guarded out. ``load_context`` and ``locale`` are called only
+    when needed: a canned reply needs the locale, a model that reads context needs the context."""
+    canned = check_inbound(payload, policy, locale)
+    if canned is not None:
+        return canned
+    # The offline engine reads no context: skip the loading on its hot path.
+    context = load_context() if port.provider.reads_context else ReplyContext()
+    composed = generate_reply(
+        port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt
+    )
+    return check_outbound(composed, policy)
+
+
+@dataclass(frozen=True)
+class Disclosure:
+    """The text with its notices, and the new 'last given' times to store on the user."""
+
+    text: str
+    ai_disclosed_at: datetime | None
+    break_reminded_at: datetime | None
+
+
+def disclose(
+    text: str,
+    now: datetime,
+    policy: DisclosurePolicy,
+    *,
+    first_turn: bool,
+    ai_disclosed_at: datetime | None,
+    is_minor: bool,
+    conversation_started_at: datetime,
+    break_reminded_at: datetime | None,
+) -> Disclosure:
+    """Prefix the AI notice (and append a minor's break reminder) when due."""
+    notice = ai_notice_due(policy, now, first_turn, ai_disclosed_at)
+    pause = break_due(policy, now, is_minor, conversation_started_at, break_reminded_at)
+    return Disclosure(
+        text=with_notices(text, notice, pause) if notice or pause else text,
+        ai_disclosed_at=now if notice else ai_disclosed_at,
+        break_reminded_at=now if pause else break_reminded_at,
+    )
+
+
+__all__ = [
+    "Composed",
+    "Disclosure",
+    "OutgoingReply",
+    "ReplyContext",
+    "ReplyPolicy",
+    "check_inbound",
+    "check_outbound",
+    "compose_reply",
+    "disclose",
+    "generate_reply",
+]

@@ -1,0 +1,70 @@
+"""The pipeline's events: what one step hands to the next, sent through the receiving task's own signature.
+
+Why here and not in the task modules: a task module never imports another task module (each is one room and
+can be read alone), yet ingest must hand a turn to perceive and extraction, and a closed conversation must
+reach its memo. Each emit below imports its task lazily and calls ``apply_async`` on it, so Celery checks the
+arguments against the task's signature at send time (a renamed parameter fails here, in the sender, not later
+in a worker), and the queue comes from ``workers.routing``. Only the gateway client sends by name.
+
+The flow: gateway → ``ingest_message`` → (outbox stream) and ``perceive`` + ``extract_facts`` per user turn;
+``perceive`` → ``reflect`` when the importance trigger runs out; a new conversation or the minute sweep →
+``close_conversation`` (chat node, memo, planning thought).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workers.routing import TaskName, queue_for
+from workers.settings import get_settings
+
+
+def _queue(task: TaskName) -> str:
+    return queue_for(task, get_settings())
+
+
+def turn_to_memory(
+    *, user_id: str, message_id: str, text: str, sent_at: str, perception: dict[str, Any] | None
+) -> None:
+    """A user turn to ``ella.perceive`` (also on a repeat delivery: perceive is idempotent per message)."""
+    from tasks.memory import perceive
+
+    perceive.apply_async(
+        kwargs={
+            "user_id": user_id,
+            "description": text,
+            "node_type": "event",
+            "created_at": sent_at,
+            "source_message_id": message_id,
+            "perception": perception,
+        },
+        queue=_queue(TaskName.PERCEIVE),
+        kwargsrepr=repr({"user_id": user_id, "source_message_id": message_id}),
+    )
+
+
+def turn_to_ledger(*, user_id: str, message_id: str, text: str, sent_at: str) -> None:
+    """A user turn (only theirs: Ella's replies never become facts) to ``ella.extract_facts``."""
+    from tasks.ledger import extract_facts
+
+    extract_facts.apply_async(
+        kwargs={"user_id": user_id, "message_id": message_id, "text": text, "sent_at": sent_at},
+        queue=_queue(TaskName.EXTRACT_FACTS),
+        kwargsrepr=repr({"user_id": user_id, "message_id": message_id}),
+    )
+
+
+def trigger_ran_out(user_id: str) -> None:
+    """The importance trigger reached zero: ``ella.reflect`` (it dedupes itself per user)."""
+    from tasks.memory import reflect
+
+    reflect.apply_async(kwargs={"user_id": user_id}, queue=_queue(TaskName.REFLECT))
+
+
+def conversation_closed(conversation_id: int) -> None:
+    """A conversation closed (new conversation, or the sweep): ``ella.close_conversation``."""
+    from tasks.conversations import close_conversation
+
+    close_conversation.apply_async(
+        kwargs={"conversation_id": conversation_id}, queue=_queue(TaskName.CLOSE_CONVERSATION)
+    )

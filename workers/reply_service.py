@@ -1,0 +1,93 @@
+"""``ella.reply`` wired to this process: its model port, its embedder, the database and the settings.
+
+Why a module of its own: two tasks compose replies the same way (``ella.ingest_message`` for users and the
+nightly ``ella.boundary_regression`` for its synthetic user), and a task module never imports another.
+Loading is here (the user's row and world first, in a write transaction: a new world is anchored and the world
+clock may tick; then the history, memory nodes and self-log in one autocommit read); the decisions are in
+``ella.reply``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ella.contract import IngestPayload
+from ella.guard.disclosure import DisclosurePolicy
+from ella.ledger.brief import world_brief
+from ella.reply import Composed, ReplyContext, ReplyPolicy, compose_reply
+from ella.selflog import recent_thoughts
+from models.ledger import world_facts
+from models.memory import user_nodes
+from models.selflog import recent_entries
+from models.turns import open_conversation_history
+from models.user import User, touch_user
+from workers.db import autocommit_scope, session_scope
+from workers.embedding_cache import shared_embedder
+from workers.llm import get_port
+from workers.settings import Settings, get_settings
+
+
+def new_user_defaults(settings: Settings) -> dict[str, Any]:
+    """The columns a user's row starts with, from the ``ELLA_DEFAULT_*`` settings."""
+    dnd = settings.window_minutes(settings.default_do_not_disturb)
+    active = settings.window_minutes(settings.default_active_hours)
+    return {
+        "timezone": settings.default_timezone,
+        "dnd_start_minute": dnd[0],
+        "dnd_end_minute": dnd[1],
+        "active_start_minute": active[0],
+        "active_end_minute": active[1],
+        "is_minor": False,
+        "importance_trigger_curr": settings.importance_trigger_max,
+        "importance_trigger_max": settings.importance_trigger_max,
+    }
+
+
+def reply_policy(settings: Settings) -> ReplyPolicy:
+    return ReplyPolicy(settings.guard_enabled, settings.crisis_resources, settings.retrieval_weights)
+
+
+def disclosure_policy(settings: Settings) -> DisclosurePolicy:
+    from datetime import timedelta
+
+    interval = timedelta(hours=settings.ai_disclosure_interval_h)
+    return DisclosurePolicy(settings.ai_disclosure, continuing_interval=interval, minor_break_interval=interval)
+
+
+def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
+    """What the reply model is shown of this user: history, memory nodes, world brief, recent thoughts."""
+    settings = get_settings()
+    user_id = payload.user_id
+    with session_scope() as session:  # a write transaction: a new world is anchored, the clock may tick
+        touch_user(session, user_id, payload.sent_at, new_user_defaults(settings))
+        brief = world_brief(world_facts(session, user_id, now), settings.world_brief_max_tokens)
+    with autocommit_scope() as session:
+        return ReplyContext(
+            history=open_conversation_history(session, user_id),
+            nodes=user_nodes(session, user_id),
+            world_brief=brief,
+            recent_thoughts=recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply)),
+        )
+
+
+def user_locale(user_id: str) -> str:
+    with autocommit_scope() as session:
+        return session.scalar(select(User.locale).where(User.id == user_id)) or "en_US"
+
+
+def compose(payload: IngestPayload, final_attempt: bool) -> Composed:
+    """Ella's reply to ``payload`` (nothing stored: the caller stores the turn)."""
+    now = datetime.now(UTC)
+    return compose_reply(
+        get_port(),
+        shared_embedder(),
+        payload,
+        now,
+        policy=reply_policy(get_settings()),
+        load_context=lambda: load_reply_context(payload, now),
+        locale=lambda: user_locale(payload.user_id),
+        final_attempt=final_attempt,
+    )
