@@ -50,10 +50,8 @@ COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
 RUN chown ella:ella /app
 
-# The boundary regression corpus the nightly beat task runs through the live reply path (it lives with the
-# tests; .dockerignore lets this one file through).
-COPY tests/data/boundary_corpus.jsonl /opt/ella/boundary_corpus.jsonl
-ENV ELLA_GUARD_CORPUS_PATH=/opt/ella/boundary_corpus.jsonl
+# The boundary regression corpus the nightly beat task runs comes with the package (ella/guard/data/, package
+# data), so ELLA_GUARD_CORPUS_PATH needs no setting here.
 
 USER 10001:10001
 

@@ -1,7 +1,8 @@
 """Boundary guard: latency at 500 characters, and recall/false positives against the seed's regex baseline.
 
 - latency: ``classify`` (normalisation included) on 500-character messages built by padding every line of
-  tests/data/boundary_corpus.jsonl with benign filler; warm-up, then at least 20,000 calls; p50/p99/mean in µs;
+  the boundary corpus (ella/guard/data/boundary_corpus.jsonl) with benign filler; warm-up, then at least 20,000
+  calls; p50/p99/mean in µs;
 - quality: ``evaluate`` on the corpus, on the held-out file (written before the patterns were tuned, in a
   different style) and on the blind file (tests/data/boundary_blind.jsonl: written by someone who had not seen
   the guard, never tuned on nor trained on; the honest figure for language the guard has not seen), for the
@@ -29,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from ella.guard import DETECTOR_VERSION, classify
-from ella.guard.evaluate import evaluate
+from ella.guard.evaluate import BOUNDARY_CORPUS, evaluate
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"  # the holdout and blind files (evaluation only)
 FILLER = (
     "Anyway, today was long: the bus was late, my sister called about the weekend plans, we talked about the "
     "garden, the new bakery on the corner and whether the book club should read something lighter next month. "
@@ -80,8 +81,8 @@ def seed_classify(message: str) -> BoundaryCategory:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def load(name: str) -> list[dict]:
-    with (DATA / name).open(encoding="utf-8") as f:
+def load(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
@@ -135,8 +136,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20_000)
     args = parser.parse_args()
 
-    corpus, holdout = load("boundary_corpus.jsonl"), load("boundary_holdout.jsonl")
-    blind = load("boundary_blind.jsonl")
+    corpus, holdout = load(BOUNDARY_CORPUS), load(DATA / "boundary_holdout.jsonl")
+    blind = load(DATA / "boundary_blind.jsonl")
     messages = [pad(r["text"]) for r in corpus]
     lat = latency(messages, max(args.calls, 20_000))
     print(f"{DETECTOR_VERSION}: {len(messages)} messages padded to 500 chars, {max(args.calls, 20_000)} calls")

@@ -10,16 +10,15 @@ as part of their key.
 from __future__ import annotations
 
 import os
-import re
 import threading
-import unicodedata
 import zlib
 from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from ella import lexicon
 
 __all__ = [
     "Embedder",
@@ -64,54 +63,8 @@ _SEED_CHAR = zlib.crc32(b"c\x00")
 _FAMILY_WEIGHTS = np.array([1.0, 0.7, 0.25])  # word unigram, word bigram, char n-gram
 
 
-@cache
-def _token_pattern() -> re.Pattern[str]:
-    """Words are runs of letters, digits and combining marks; each pictograph (emoji) is a token of its own.
-
-    ``\\w`` alone would split "हिन्दी" at its vowel signs and drop emoji. The mark and symbol classes are read
-    from ``unicodedata`` once per process (planes 0, 1 and the variation selectors; about 30 ms).
-    """
-    marks: list[str] = []
-    symbols: list[str] = []
-    for cp in (*range(0x20000), *range(0xE0100, 0xE01F0)):
-        category = unicodedata.category(chr(cp))
-        if category[0] == "M":
-            marks.append(chr(cp))
-        elif category == "So":
-            symbols.append(chr(cp))
-    return re.compile(f"(?:[\\w{_char_class(marks)}])+|[{_char_class(symbols)}]")
-
-
-def _char_class(chars: list[str]) -> str:
-    """A regex character class body of sorted ``chars``, compressed into ranges."""
-    parts: list[str] = []
-    i = 0
-    while i < len(chars):
-        j = i
-        while j + 1 < len(chars) and ord(chars[j + 1]) == ord(chars[j]) + 1:
-            j += 1
-        start, end = re.escape(chars[i]), re.escape(chars[j])
-        parts.append(start if i == j else f"{start}-{end}")
-        i = j + 1
-    return "".join(parts)
-
-
 def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")  # a lone surrogate must not fail an embedding
-
-
-_ASCII_WORDS = re.compile(r"\w+")
-
-
-def tokenize(text: str) -> list[str]:
-    """NFKC-normalised, case-folded word tokens (and emoji) of ``text``.
-
-    ASCII text (most memories) takes a 4x faster path with the same result: it has no combining marks, no
-    pictographs and nothing for NFKC to change.
-    """
-    if text.isascii():
-        return _ASCII_WORDS.findall(text.lower())
-    return _token_pattern().findall(unicodedata.normalize("NFKC", text).casefold())
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:
@@ -157,7 +110,7 @@ class HashingEmbedder:
         word_counts: list[int] = []
         lookup, compute = self._words.get, self._word
         for text in texts:
-            words = tokenize(text)
+            words = lexicon.words(text)
             word_counts.append(len(words))
             entries.extend([lookup(w) or compute(w) for w in words])
         out = np.zeros((n, self.dim), dtype=np.float64)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from ella.lexicon import STOP_WORDS as _STOP
+from ella.lexicon import TOPICLESS_WORDS
 
 _WORD = re.compile(r"[a-z']+")
 
@@ -82,7 +82,7 @@ _VARIANTS = {
 
 
 def _topic(words: list[str]) -> str:
-    content = [w for w in words if w not in _STOP and len(w) > 2]
+    content = [w for w in words if w not in TOPICLESS_WORDS and len(w) > 2]
     return " ".join(content[-2:]) if content else "that"
 
 

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import types
 import unicodedata
 from pathlib import Path
 
 import pytest
 
 from ella.guard import DETECTOR_VERSION, Category, Severity, Verdict, classify, normalise
-from ella.guard.evaluate import classify_lines, evaluate
+from ella.guard.evaluate import BOUNDARY_CORPUS, classify_lines, evaluate
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent / "data"  # evaluation files only; the corpus ships in the package
 
 
-def _rows(name: str) -> list[dict]:
-    with (DATA / name).open(encoding="utf-8") as f:
+def _rows(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
@@ -146,7 +148,7 @@ def test_miss_you_is_romantic_but_low_severity() -> None:
 
 
 def test_matched_is_a_rule_id_never_the_users_text() -> None:
-    for row in _rows("boundary_corpus.jsonl"):
+    for row in _rows(BOUNDARY_CORPUS):
         v = classify(row["text"])
         assert isinstance(v, Verdict)
         assert row["text"].casefold() not in v.matched
@@ -182,11 +184,56 @@ def test_evaluate_counts_check_in_as_not_a_false_positive() -> None:
     assert len(report["misses"]) == 1 and len(report["false_positives"]) == 1
 
 
+# ---- the rules' prefilter -----------------------------------------------------------------------------------
+
+
+def test_pythons_private_regex_parser_still_has_the_shape_the_prefilter_reads() -> None:
+    """The prefilter walks ``re._parser``'s tree, for Python has no public one. A Python upgrade that moves or
+    reshapes it must fail here: in production the prefilter would just switch itself off (a slower guard)."""
+    from re import _constants as c  # type: ignore[attr-defined]  # private, pinned by this test
+    from re import _parser  # type: ignore[attr-defined]
+
+    from ella.guard.prefilter import _regex_internals
+
+    assert _regex_internals() == (_parser, c)
+    (group_op, group), (repeat_op, repeat) = list(_parser.parse("(wrist|throat)s?", 0))
+    assert group_op is c.SUBPATTERN
+    [(branch_op, branch)] = list(group[-1])
+    assert branch_op is c.BRANCH
+    assert ["".join(chr(ch) for op, ch in alt if op is c.LITERAL) for alt in branch[1]] == ["wrist", "throat"]
+    assert repeat_op is c.MAX_REPEAT and repeat[:2] == (0, 1) and list(repeat[2]) == [(c.LITERAL, ord("s"))]
+    assert [op for op, _ in _parser.parse(r"\bk+i", 0)] == [c.AT, c.MAX_REPEAT, c.LITERAL]
+    assert c.POSSESSIVE_REPEAT is not c.MIN_REPEAT
+
+
+def test_the_prefilter_requires_a_literal_every_match_contains() -> None:
+    from ella.guard.classifier import RULES
+    from ella.guard.prefilter import prefilter_of
+
+    assert prefilter_of(re.compile("(wrist|throat)s?")) == {"wrist", "throat"}
+    assert prefilter_of(re.compile(r"\bk+i+l+ (?:my ?self|my life|me)")) == {"kil m"}
+    assert prefilter_of(re.compile(r"\w+|k+iss")) is None  # a match need not contain any literal
+    rules = [r for rules in RULES.values() for r in rules]
+    assert sum(r.prefilter is not None for r in rules) >= 0.9 * len(rules)
+
+
+def test_without_its_prefilter_the_guard_is_slower_but_gives_the_same_verdicts(monkeypatch) -> None:
+    """What the guard falls back to when Python's regex internals move: every rule runs on every message."""
+    from ella.guard import classifier, prefilter
+
+    monkeypatch.setattr(prefilter, "_regex_internals", lambda: None)
+    assert prefilter.prefilter_of(re.compile("(wrist|throat)s?")) is None
+    rows = _rows(BOUNDARY_CORPUS)
+    with_prefilter = [classify(r["text"]) for r in rows]
+    monkeypatch.setattr(classifier, "_INDEX", types.SimpleNamespace(present=lambda squeezed: None))
+    assert [classify(r["text"]) for r in rows] == with_prefilter
+
+
 # ---- corpus figures -----------------------------------------------------------------------------------------
 
 
 def test_corpus_is_big_and_covers_every_category_and_kind() -> None:
-    rows = _rows("boundary_corpus.jsonl")
+    rows = _rows(BOUNDARY_CORPUS)
     assert len(rows) >= 260
     assert sum(r["label"] == "ok" for r in rows) >= 100
     assert {r["label"] for r in rows} == {c.value for c in Category}
@@ -194,7 +241,7 @@ def test_corpus_is_big_and_covers_every_category_and_kind() -> None:
 
 
 def test_corpus_recall_and_false_positive_rate_are_pinned() -> None:
-    report = evaluate(_rows("boundary_corpus.jsonl"))
+    report = evaluate(_rows(BOUNDARY_CORPUS))
     crisis_by_kind = {k: v["recall"].get("emotional_crisis") for k, v in report["by_kind"].items()}
     assert crisis_by_kind["direct"] >= 0.98, report["misses"]
     assert crisis_by_kind["indirect"] >= 0.90, report["misses"]
@@ -239,7 +286,7 @@ def test_the_blind_corpus_floor_holds() -> None:
     """tests/data/boundary_blind.jsonl was written without sight of the guard and is never trained on. Its figures
     are far below the corpus's (README: the guard's known weakness is indirect crisis language); this pins them
     so that a change cannot quietly make them worse."""
-    result = evaluate(_rows("boundary_blind.jsonl"))
+    result = evaluate(_rows(DATA / "boundary_blind.jsonl"))
     assert result["recall"]["emotional_crisis"] >= 0.60
     assert result["recall"]["manipulation"] >= 0.75 and result["recall"]["physical_escalation"] >= 0.80
     assert result["recall"]["romantic_avowal"] >= 0.60

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ella.embeddings import HashingEmbedder
+from ella.lexicon import stem, tokenize
 from ella.memory.locomo import CATEGORIES, evaluate, load, memories, parse_session_time
 from ella.memory.retrieval import (
     DEFAULT_WEIGHTS,
@@ -23,8 +24,6 @@ from ella.memory.retrieval import (
     normalize,
     recency,
     score_memories,
-    stem,
-    tokenize,
     top_k,
 )
 
@@ -208,3 +207,15 @@ def test_locomo_first_conversation_recall_fused_beats_bm25() -> None:
     # Measured on conv-26: fused 0.733, BM25 0.617 at k=10.
     assert fused["recall@10"]["cat1-4"] >= bm25["recall@10"]["cat1-4"] + 0.05
     assert fused["questions"]["cat1-4"] == 150
+
+
+def test_bm25_reads_the_words_the_embedder_reads_minus_function_words_stemmed() -> None:
+    """One tokenizer (``ella.lexicon``): a memory's embedding and its BM25 terms describe the same words."""
+    import ella.memory.retrieval as retrieval
+    from ella.lexicon import STOP_WORDS, TOPICLESS_WORDS, words
+
+    text = "Melanie's kids went camping; I'm feeling GREAT about the hikes 🎉"
+    assert tokenize(text) == [stem(w) for w in words(text) if w not in STOP_WORDS]
+    assert (retrieval.tokenize, retrieval.stem, retrieval.STOP_WORDS) == (tokenize, stem, STOP_WORDS)
+    # The offline engine's topic filter is another list on purpose: "feel" is searchable but never a topic.
+    assert "feel" in TOPICLESS_WORDS and "feel" not in STOP_WORDS and "i'm" in TOPICLESS_WORDS

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -253,3 +255,43 @@ def test_retrieval_weights_default_to_the_documented_ones_and_are_configurable(m
     monkeypatch.setenv("ELLA_RETRIEVAL_DECAY_PER_HOUR", "0.9")
     weights = Settings().retrieval_weights
     assert (weights.w_recency, weights.decay, weights.w_relevance) == (0.0, 0.9, DEFAULT_WEIGHTS.w_relevance)
+
+
+# --- what the settings read from outside the settings -----------------------------------------------------
+
+
+def test_the_guard_corpus_defaults_to_the_file_shipped_in_the_package(monkeypatch) -> None:
+    """Runtime code reads nothing from tests/: the nightly regression corpus is ``ella.guard``'s own data file."""
+    from ella.guard.evaluate import BOUNDARY_CORPUS
+
+    no_env(monkeypatch, "ELLA_GUARD_CORPUS_PATH")
+    path = Path(Settings().guard_corpus_path)
+    assert path.resolve() == BOUNDARY_CORPUS.resolve() and path.is_file()
+    assert "tests" not in path.relative_to(Path(__file__).resolve().parents[1]).parts
+    monkeypatch.setenv("ELLA_GUARD_CORPUS_PATH", "/srv/corpus.jsonl")
+    assert Settings().guard_corpus_path == "/srv/corpus.jsonl"
+
+
+def test_the_sdk_still_lists_deprecated_models_where_we_read_them() -> None:
+    """Pins the private ``anthropic._data.DEPRECATED_MODELS`` (model -> end-of-life date): an SDK upgrade that
+    moves or reshapes it must fail here, since in production the check would just go quiet."""
+    from anthropic._data import DEPRECATED_MODELS
+
+    from workers.settings import sdk_deprecated_models
+
+    assert isinstance(DEPRECATED_MODELS, dict) and DEPRECATED_MODELS
+    assert all(isinstance(model, str) and isinstance(eol, str) for model, eol in DEPRECATED_MODELS.items())
+    assert dict(sdk_deprecated_models()) == DEPRECATED_MODELS
+    model, eol = next(iter(DEPRECATED_MODELS.items()))
+    assert Settings(model_live_reply=model).deprecated_models() == {
+        "live_reply": f"{model} is deprecated: end of life {eol}"
+    }
+
+
+@pytest.mark.parametrize("moved", [None, types.SimpleNamespace(), types.SimpleNamespace(DEPRECATED_MODELS=["x"])])
+def test_deprecated_models_go_quiet_rather_than_fail_when_the_sdk_moves_its_list(monkeypatch, moved) -> None:
+    from workers.settings import sdk_deprecated_models
+
+    monkeypatch.setitem(sys.modules, "anthropic._data", moved)  # None makes the import fail
+    assert sdk_deprecated_models() == {}
+    assert Settings(model_live_reply="claude-sonnet-4-5").deprecated_models() == {}

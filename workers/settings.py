@@ -7,7 +7,9 @@ same knobs, and ``ella config`` must be able to print exactly what a process wil
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
+from importlib import import_module, resources
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -16,6 +18,32 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator, model_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _HHMM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+
+
+def packaged_guard_corpus() -> str:
+    """The boundary corpus shipped in the package (``ella/guard/data/boundary_corpus.jsonl``).
+
+    Why found from ``ella`` rather than ``ella.guard``: importing the guard compiles every rule (about 2 s), and
+    reading the settings must stay cheap. ``tests/test_settings.py`` checks this is ``ella.guard``'s own file.
+    """
+    return str(resources.files("ella") / "guard" / "data" / "boundary_corpus.jsonl")
+
+
+def sdk_deprecated_models() -> Mapping[str, str]:
+    """model -> end-of-life date, from the installed anthropic SDK's own list (it warns from it on each call).
+
+    Why a private module: the SDK publishes the list only as ``anthropic._data.DEPRECATED_MODELS``; the public
+    Models API (``lifecycle``, ``deprecated_at``) needs a key and a network call, and this check runs at start-up
+    and in ``ella config`` without either. If an SDK upgrade moves or reshapes the list this returns ``{}`` (no
+    warning, nothing breaks), and ``tests/test_settings.py`` pins the shape so the upgrade fails a test instead.
+    """
+    try:
+        listed = import_module("anthropic._data").DEPRECATED_MODELS
+    except (ImportError, AttributeError):
+        return {}
+    if not isinstance(listed, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in listed.items()):
+        return {}
+    return listed
 
 
 def hhmm_to_minute(value: str) -> int:
@@ -137,7 +165,8 @@ class Settings(BaseSettings):
     ai_disclosure: bool = Field(True, description="AI notice (NY GBL 1702) and minors' break reminders (SB 243).")
     ai_disclosure_interval_h: float = Field(3.0, gt=0, description="A continuing conversation is reminded this often.")
     guard_corpus_path: str = Field(
-        "tests/data/boundary_corpus.jsonl", description="The nightly boundary regression corpus (JSON lines)."
+        default_factory=packaged_guard_corpus,
+        description="The nightly boundary regression corpus (JSON lines); by default the one in the package.",
     )
     contested_page_users: int = Field(100, ge=1, description="Users per page of the weekly contested-fact run.")
 
@@ -214,14 +243,11 @@ class Settings(BaseSettings):
 
     def deprecated_models(self) -> dict[str, str]:
         """tier -> warning, for every configured model the installed anthropic SDK lists as deprecated."""
-        try:
-            from anthropic._data import DEPRECATED_MODELS  # the SDK's own list; it warns from it too
-        except ImportError:
-            return {}
+        deprecated = sdk_deprecated_models()
         return {
-            tier: f"{model} is deprecated: end of life {DEPRECATED_MODELS[model]}"
+            tier: f"{model} is deprecated: end of life {deprecated[model]}"
             for tier, model in self.model_tiers.items()
-            if model in DEPRECATED_MODELS
+            if model in deprecated
         }
 
     @property

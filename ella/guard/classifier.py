@@ -8,9 +8,9 @@ must not hide a genuine one later in the same message.
 from __future__ import annotations
 
 from ella.guard import crisis, crisis_signals, manipulation, physical, romance
-from ella.guard.anchors import AnchorIndex, squeeze
 from ella.guard.model import load_model
 from ella.guard.normalise import normalise_variants
+from ella.guard.prefilter import PrefilterIndex, squeeze
 from ella.guard.rules import Hit, Rule, find
 from ella.guard.types import PRECEDENCE, ROUTE_FOR, Category, Route, Severity, Verdict
 
@@ -20,7 +20,7 @@ RULES: dict[Category, tuple[Rule, ...]] = {
     Category.MANIPULATION: manipulation.RULES,
     Category.ROMANTIC_AVOWAL: romance.RULES,
 }
-_INDEX = AnchorIndex({a for rules in RULES.values() for r in rules if r.anchors for a in r.anchors})
+_INDEX = PrefilterIndex({a for rules in RULES.values() for r in rules if r.prefilter for a in r.prefilter})
 _OK = Verdict(Category.OK, Severity.NONE, Route.GENERATE)
 _WINDOW = 4000  # characters classified at once: the cost of one window is bounded
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one

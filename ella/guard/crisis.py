@@ -157,7 +157,7 @@ _SLUG = {
 
 
 def _load_lexicon() -> tuple[Rule, ...]:
-    """One rule per lexicon phrase: each small regex then runs only when its own anchor word is present."""
+    """One rule per lexicon phrase: each small regex then runs only when its own prefilter word is present."""
     data = json.loads(resources.files("ella.guard").joinpath("data/crisis_lexicon.json").read_text("utf-8"))
     rules: list[Rule] = []
     for construct, spec in data["constructs"].items():

@@ -9,19 +9,26 @@ not a false positive.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
 
 from ella.guard.classifier import classify
 from ella.guard.types import Category, Verdict
 
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category if c is not Category.OK)
+# The regression corpus (lines ``{"text", "label", "kind"}``) ships in the package, not with the tests: the nightly
+# ``ella.boundary_regression`` reads it in production, and the learned model trains on it.
+BOUNDARY_CORPUS = Path(__file__).resolve().parent / "data" / "boundary_corpus.jsonl"
 
 
 def _ratio(hit: int, total: int) -> float:
     return hit / total if total else 0.0
 
 
-def evaluate(rows: Iterable[dict], classifier: Callable[[str], Verdict | str] = classify) -> dict:
+def evaluate(
+    rows: Iterable[Mapping[str, Any]], classifier: Callable[[str], Verdict | str] = classify
+) -> dict[str, Any]:
     """Recall per category (overall and per ``kind``), false-positive rate on ``ok`` rows, misses and FPs.
 
     ``classifier`` defaults to :func:`classify`; anything returning a ``Verdict`` or a category string works,
@@ -31,15 +38,15 @@ def evaluate(rows: Iterable[dict], classifier: Callable[[str], Verdict | str] = 
     correct: Counter[str] = Counter()
     kind_total: dict[str, Counter[str]] = defaultdict(Counter)
     kind_correct: dict[str, Counter[str]] = defaultdict(Counter)
-    misses: list[dict] = []
-    false_positives: list[dict] = []
+    misses: list[dict[str, Any]] = []
+    false_positives: list[dict[str, Any]] = []
     ok_rows = 0
     for row in rows:
         text, label = row["text"], row["label"]
         kind = row.get("kind", "")
         result = classifier(text)
         got = result.category.value if isinstance(result, Verdict) else str(getattr(result, "value", result))
-        record = {"text": text, "label": label, "kind": kind, "got": got}
+        record: dict[str, Any] = {"text": text, "label": label, "kind": kind, "got": got}
         if isinstance(result, Verdict):
             record["matched"] = result.matched
         total[label] += 1
@@ -56,7 +63,7 @@ def evaluate(rows: Iterable[dict], classifier: Callable[[str], Verdict | str] = 
             kind_correct[kind][label] += 1
         else:
             misses.append(record)
-    by_kind: dict[str, dict] = {}
+    by_kind: dict[str, dict[str, Any]] = {}
     for kind, counts in sorted(kind_total.items()):
         n = sum(counts.values())
         by_kind[kind] = {
@@ -78,7 +85,7 @@ def evaluate(rows: Iterable[dict], classifier: Callable[[str], Verdict | str] = 
     }
 
 
-def classify_lines(lines: Iterable[str]) -> Iterator[dict]:
+def classify_lines(lines: Iterable[str]) -> Iterator[dict[str, str]]:
     """One ``{"text", "category", "severity", "route"}`` per non-empty line (trailing newline stripped)."""
     for line in lines:
         text = line.rstrip("\r\n")

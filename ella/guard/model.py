@@ -44,7 +44,8 @@ class LinearModel:
         rows = {self.vocabulary[t] for t in tokens(text, normalised) if t in self.vocabulary}
         logits = self.bias + (self.weights[list(rows)].sum(axis=0) if rows else 0.0)
         exp = np.exp(logits - logits.max())
-        return exp / exp.sum()
+        probabilities: np.ndarray = exp / exp.sum()
+        return probabilities
 
     def opinion(self, text: str, normalised: bool = False) -> tuple[str, float] | None:
         """The category the model is confident about (never ``ok``), with its probability; else None."""

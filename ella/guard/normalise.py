@@ -116,15 +116,18 @@ def _segment(run: str) -> str:
     best: list[list[str] | None] = [None] * (n + 1)
     best[0] = []
     for i in range(n):
-        if best[i] is None:
+        prefix = best[i]
+        if prefix is None:
             continue
         for j in range(i + 1, min(n, i + 12) + 1):
             word = run[i:j]
             if word in _VOCAB:
-                cand = best[i] + [word]  # type: ignore[operator]
-                if best[j] is None or len(cand) < len(best[j]):  # type: ignore[arg-type]
+                cand = prefix + [word]
+                current = best[j]
+                if current is None or len(cand) < len(current):
                     best[j] = cand
-    return " ".join(best[n]) if best[n] is not None else run
+    words = best[n]
+    return " ".join(words) if words is not None else run
 
 
 def _join_run(match: re.Match[str]) -> str:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ella.guard.anchors import anchors_of
+from ella.guard.prefilter import prefilter_of
 from ella.guard.types import Category, Severity
 
 _ALPHA_RUN = re.compile(r"\\?[a-z]+")
@@ -56,7 +56,8 @@ def stretch(pattern: str) -> str:
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
     """Stretch; let word gaps (``\\w+\\s+``) span contractions such as "wasn't"; and, since normalised text has
-    exactly one space between words, spell ``\\s+`` as a literal space (faster, and it gives longer anchors)."""
+    exactly one space between words, spell ``\\s+`` as a literal space (faster, and it gives longer prefilter
+    literals)."""
     return re.compile(stretch(pattern).replace(r"\w+\s+", r"[\w']+\s+").replace(r"\s+", " ").replace(r"\s*", " ?"))
 
 
@@ -165,7 +166,7 @@ class Rule:
     before: re.Pattern[str] | None = None
     requires: re.Pattern[str] | None = None
     guard: Guard | None = None
-    anchors: frozenset[str] | None = None
+    prefilter: frozenset[str] | None = None
 
 
 def rule(
@@ -186,7 +187,7 @@ def rule(
         category=category,
         severity=severity,
         pattern=compiled,
-        anchors=anchors_of(compiled),
+        prefilter=prefilter_of(compiled),
         after=re.compile(stretch(after)) if after else None,
         before=re.compile(stretch(before) + r"\s*$") if before else None,
         requires=compile_pattern(requires) if requires else None,
@@ -205,14 +206,15 @@ def find(
 ) -> list[Hit]:
     """Every rule's first accepted match in ``text`` (one hit per rule is enough to decide).
 
-    ``present`` is the set of anchors occurring in ``squeeze(text)`` (see ``AnchorIndex``); rules whose anchors
-    are all absent are skipped. Without it every rule runs (slower, same answer). ``near`` collects the
-    categories whose pattern matched but was set aside as an idiom, a third person or reported speech: the
-    rules looked and judged it ordinary, which the learned model must not overturn ("love you guys").
+    ``present`` is the set of prefilter literals occurring in ``squeeze(text)`` (see ``PrefilterIndex``); rules
+    whose prefilter literals are all absent are skipped. Without it every rule runs (slower, same answer).
+    ``near`` collects the categories whose pattern matched but was set aside as an idiom, a third person or
+    reported speech: the rules looked and judged it ordinary, which the learned model must not overturn ("love
+    you guys").
     """
     hits: list[Hit] = []
     for r in rules:
-        if present is not None and r.anchors is not None and r.anchors.isdisjoint(present):
+        if present is not None and r.prefilter is not None and r.prefilter.isdisjoint(present):
             continue
         if r.requires is not None and r.requires.search(text) is None:
             continue

@@ -43,8 +43,19 @@ def _looks_failed(text: str) -> bool:
     return any(low.startswith(marker) or low == marker for marker in FAILURE_MARKERS)
 
 
-def CleanStr(max_length: int, min_length: int = 1) -> Any:  # a function that reads as a type
-    return Annotated[str, Field(min_length=min_length, max_length=max_length)]
+# Non-empty strings capped at N characters. Aliases rather than a function returning ``Annotated[...]``: a
+# type checker reads each one as ``str`` while pydantic still validates (and the JSON schema still states) the
+# same bounds, so the cap sits in the annotation a reader and mypy both see.
+Text60 = Annotated[str, Field(min_length=1, max_length=60)]
+Text80 = Annotated[str, Field(min_length=1, max_length=80)]
+Text120 = Annotated[str, Field(min_length=1, max_length=120)]
+Text160 = Annotated[str, Field(min_length=1, max_length=160)]
+Text200 = Annotated[str, Field(min_length=1, max_length=200)]
+Text300 = Annotated[str, Field(min_length=1, max_length=300)]
+Text400 = Annotated[str, Field(min_length=1, max_length=400)]
+Text500 = Annotated[str, Field(min_length=1, max_length=500)]
+Text800 = Annotated[str, Field(min_length=1, max_length=800)]
+Text2000 = Annotated[str, Field(min_length=1, max_length=2000)]
 
 
 class KindOutput(BaseModel):
@@ -100,9 +111,9 @@ class EventTriple(KindOutput):
     kind: ClassVar[str] = "event_triple"
     tier: ClassVar[str] = "memory_extract"
     max_tokens: ClassVar[int] = 80
-    subject: CleanStr(80)
-    predicate: CleanStr(80)
-    object: CleanStr(160)
+    subject: Text80
+    predicate: Text80
+    object: Text160
 
     @model_validator(mode="after")
     def _not_degenerate(self) -> EventTriple:
@@ -125,9 +136,9 @@ class Perception(KindOutput):
     tier: ClassVar[str] = "memory_extract"
     max_tokens: ClassVar[int] = 120
     score: int = Field(ge=1, le=10)
-    subject: CleanStr(80)
-    predicate: CleanStr(80)
-    object: CleanStr(160)
+    subject: Text80
+    predicate: Text80
+    object: Text160
 
     @model_validator(mode="after")
     def _not_degenerate(self) -> Perception:
@@ -147,7 +158,7 @@ class FocalPoints(KindOutput):
     kind: ClassVar[str] = "focal_points"
     tier: ClassVar[str] = "reflection"
     max_tokens: ClassVar[int] = 200
-    questions: list[CleanStr(200)] = Field(min_length=1, max_length=5)
+    questions: list[Text200] = Field(min_length=1, max_length=5)
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> FocalPoints:
@@ -164,9 +175,9 @@ class Perceived(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     score: int = Field(ge=1, le=10)
-    subject: CleanStr(80)
-    predicate: CleanStr(80)
-    object: CleanStr(160)
+    subject: Text80
+    predicate: Text80
+    object: Text160
 
     @model_validator(mode="after")
     def _not_degenerate(self) -> Perceived:
@@ -176,7 +187,7 @@ class Perceived(BaseModel):
 
 class Insight(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    text: CleanStr(300)
+    text: Text300
     evidence: list[int] = Field(min_length=1, max_length=10)
     perception: Perceived
 
@@ -254,7 +265,7 @@ class Memo(KindOutput):
     kind: ClassVar[str] = "memo"
     tier: ClassVar[str] = "reflection"
     max_tokens: ClassVar[int] = 300
-    memo: CleanStr(800)
+    memo: Text800
     perception: Perceived  # of the memo itself, so the thought costs no extra call
 
     @classmethod
@@ -273,7 +284,7 @@ class PlanningThought(KindOutput):
     kind: ClassVar[str] = "planning_thought"
     tier: ClassVar[str] = "reflection"
     max_tokens: ClassVar[int] = 200
-    plan: CleanStr(500)
+    plan: Text500
     perception: Perceived  # of the plan itself, so the thought costs no extra call
 
     @classmethod
@@ -292,8 +303,8 @@ class SelfStatement(BaseModel):
     """A first-person statement Ella's reply makes about her own life or world, for the self-log (never a fact)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    content: CleanStr(300)
-    about: list[CleanStr(60)] = Field(default_factory=list, max_length=5)
+    content: Text300
+    about: list[Text60] = Field(default_factory=list, max_length=5)
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
 
 
@@ -301,7 +312,7 @@ class Reply(KindOutput):
     kind: ClassVar[str] = "reply"
     tier: ClassVar[str] = "live_reply"
     max_tokens: ClassVar[int] = 600
-    reply: CleanStr(2000)
+    reply: Text2000
     perception: Perceived  # of the user's message: their memory of this turn needs no call of its own
     self_statements: list[SelfStatement] = Field(default_factory=list, max_length=5)
 
@@ -329,9 +340,9 @@ class ExtractedFact(BaseModel):
     of a dated event ("my interview is on Thursday"), for the follow-up window."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    subject: CleanStr(120)
-    predicate: CleanStr(80)
-    object: CleanStr(200)
+    subject: Text120
+    predicate: Text80
+    object: Text200
     tier: Literal["user_claim", "inferred"]
     confidence: float = Field(ge=0.0, le=1.0)
     event_date: date | None = None
@@ -379,7 +390,7 @@ class ContestedVerdict(KindOutput):
     tier: ClassVar[str] = "contested_resolve"
     max_tokens: ClassVar[int] = 200
     winner: int = Field(ge=0)
-    reason: CleanStr(400)
+    reason: Text400
 
     @field_validator("winner")
     @classmethod
@@ -402,8 +413,8 @@ class ChapterDistillation(KindOutput):
     kind: ClassVar[str] = "chapter_distillation"
     tier: ClassVar[str] = "narrative_distill"
     max_tokens: ClassVar[int] = 800
-    title: CleanStr(80)
-    summary: CleanStr(2000)
+    title: Text80
+    summary: Text2000
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> ChapterDistillation:
@@ -418,7 +429,7 @@ class NotificationBody(KindOutput):
     kind: ClassVar[str] = "notification_body"
     tier: ClassVar[str] = "digest"
     max_tokens: ClassVar[int] = 150
-    text: CleanStr(300)
+    text: Text300
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> NotificationBody:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from ella.lexicon import STOP_WORDS as STOP
+from ella.lexicon import TOPICLESS_WORDS
 from ella.llm.types import Completion, CompletionRequest, Usage
 from ella.offline_reply import plain_reply
 
@@ -160,17 +160,19 @@ FUTURE = re.compile(
 TIER_RANK = {"canon": 5, "observed": 4, "rumored": 3, "user_claim": 2, "inferred": 1}
 
 
-def words(text: str) -> list[str]:
+def chat_words(text: str) -> list[str]:
+    """Lower-cased ASCII words with their apostrophes and hyphens ("i'm", "well-known"): the spelling of
+    ``TOPICLESS_WORDS`` and the weight tables above. Not ``ella.lexicon.words``, which cuts at apostrophes."""
     return [w.lower() for w in WORD.findall(text)]
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOP and len(w) > 2]
+    return [w for w in chat_words(text) if w not in TOPICLESS_WORDS and len(w) > 2]
 
 
 def poignancy_score(event: str) -> int:
     """1 + the weightiest life event + half the strongest feeling, within 1..10."""
-    ws = set(words(event))
+    ws = set(chat_words(event))
     event_weight = max((EVENT_WEIGHTS.get(w, 0) for w in ws), default=0)
     feeling_weight = max((FEELING_WEIGHTS.get(w, 0) for w in ws), default=0)
     if ws & MUNDANE and not event_weight and feeling_weight < 3:
@@ -222,10 +224,10 @@ def insights(name: str, focal_point: str, statements: Sequence[str]) -> list[dic
     topics = [w for w in content_words(focal_point) if w != name.lower()] or salient(statements, 3, name)
     out = []
     for topic in topics[:3]:
-        cited = [i for i, s in enumerate(statements, start=1) if topic in words(s)]
+        cited = [i for i, s in enumerate(statements, start=1) if topic in chat_words(s)]
         if not cited:
             continue
-        feelings = sorted({w for i in cited for w in words(statements[i - 1]) if w in FEELING_WEIGHTS})
+        feelings = sorted({w for i in cited for w in chat_words(statements[i - 1]) if w in FEELING_WEIGHTS})
         mood = f", and it comes with feeling {' and '.join(feelings[:2])}" if feelings else ""
         text = f"{name} keeps coming back to {topic}{mood}"
         out.append({"text": text, "evidence": cited[:10], "perception": perceived(name, text)})
@@ -244,7 +246,7 @@ def user_lines(transcript: Sequence[str], name: str) -> list[str]:
 def memo(name: str, transcript: Sequence[str]) -> str:
     said = user_lines(transcript, name)
     topics = salient(said, 3, name)
-    feelings = sorted({w for line in said for w in words(line) if FEELING_WEIGHTS.get(w, 0) >= 3})
+    feelings = sorted({w for line in said for w in chat_words(line) if FEELING_WEIGHTS.get(w, 0) >= 3})
     text = f"talked with {name} about {', '.join(topics) if topics else 'their day'}."
     if feelings:
         text += f" {name} mentioned feeling {' and '.join(feelings[:3])}."
@@ -257,7 +259,7 @@ def plan(name: str, transcript: Sequence[str]) -> str:
     upcoming = [line for line in said if FUTURE.search(line)]
     if upcoming:
         line = upcoming[-1]
-        events = [w for w in words(line) if EVENT_WEIGHTS.get(w, 0) >= 4]
+        events = [w for w in chat_words(line) if EVENT_WEIGHTS.get(w, 0) >= 4]
         topic = events[-1] if events else (salient([line], 1, name) or ["plan"])[0]
         when = re.sub(r"^on\s+", "", FUTURE.search(line).group(0), flags=re.IGNORECASE)  # type: ignore[union-attr]
         return f"after {when}, ask {name} how the {topic} went."

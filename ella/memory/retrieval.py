@@ -21,7 +21,6 @@ The database-backed memory is ranked by :func:`rank_memories` over the nodes a t
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from ella.embeddings import Embedder
-from ella.embeddings import tokenize as _words
+from ella.lexicon import STOP_WORDS, stem, tokenize  # re-exported: BM25 terms are retrieval's
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -79,54 +78,6 @@ def recency(hours_since_access: np.ndarray, decay: float) -> np.ndarray:
 
 
 # --- BM25 -----------------------------------------------------------------------------------------------
-
-# Function words only: anything that could be a topic ("work", "feel", "like") stays searchable.
-STOP_WORDS = frozenset(
-    """
-    a an the and or but if of to in on at by for with from as into about than then so too very just
-    is are was were be been being am do does did doing have has had having will would can could should may might
-    i me my mine we us our you your he him his she her it its they them their this that these those there here
-    what which who whom whose when where why how not no s t d ll m re ve
-    """.split()
-)
-
-_DOUBLED = re.compile(r"([bdfgkmnprtv])\1$")  # not l, s, z: "falling" -> "fall", as in Porter
-_VOWEL = re.compile(r"[aeiouy]")
-
-
-def stem(word: str) -> str:
-    """A light English stemmer, so that "camped", "camping" and "camps" are one term ("camp"), as are "hike",
-    "hiked" and "hiking" ("hik"), and "story" and "stories" ("stori").
-
-    Plurals first ("-ies", "-es" after a sibilant, "-s" but not "-ss/-us/-is"), then "-ing"/"-ed" when at
-    least three letters with a vowel remain (undoubling "running" -> "run"), then a final "-e", and a final
-    "-y" becomes "i". Not Porter: no suffix classes beyond these, so it rarely merges unrelated words; stems
-    need not be words, since queries and memories go through the same function. Only ASCII letters are touched.
-    """
-    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        base = word[: -len(suffix)]
-        if word.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base) and not word.endswith("eed"):
-            word = base[:-1] if _DOUBLED.search(base) else base
-            break
-    if len(word) > 3 and word[-1] == "e":
-        word = word[:-1]
-    elif len(word) > 3 and word[-1] == "y":
-        word = word[:-1] + "i"
-    return word
-
-
-def tokenize(text: str) -> list[str]:
-    """BM25 terms of ``text``: NFKC-normalised, case-folded words (as the embedder reads them), function words
-    dropped, each word stemmed."""
-    return [stem(w) for w in _words(text) if w not in STOP_WORDS]
 
 
 class _Postings:

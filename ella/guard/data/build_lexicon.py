@@ -23,6 +23,7 @@ import csv
 import json
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 DEFAULT_CSV = Path("/work/shared/data/suicide_risk_lexicon/suicide_risk_lexicon_validated.csv")
 OUT = Path(__file__).with_name("crisis_lexicon.json")
@@ -218,11 +219,24 @@ def keep(construct: str, phrase: str) -> bool:
     return len(low.split()) >= 2 or low in {"kms"}
 
 
-def build(csv_path: Path) -> dict[str, object]:
+class Construct(TypedDict):
+    severity: str
+    phrases: list[str]
+
+
+class Lexicon(TypedDict):
+    """The shape of ``crisis_lexicon.json``, so a typo in a key fails the type check, not the guard's import."""
+
+    source: str
+    license: str
+    constructs: dict[str, Construct]
+
+
+def build(csv_path: Path) -> Lexicon:
     with csv_path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     header = rows[0]
-    out: dict[str, object] = {
+    out: Lexicon = {
         "source": "danielmlow/construct-tracker@5cacf8f6da25caa5bbf4d6a5ca733c52be7fec69 Suicide Risk Lexicon v1.0",
         "license": "Apache-2.0",
         "constructs": {},
@@ -236,7 +250,7 @@ def build(csv_path: Path) -> dict[str, object]:
             if keep(construct, low) and low not in seen:
                 seen.add(low)
                 phrases.append(low)
-        out["constructs"][construct] = {"severity": severity, "phrases": sorted(phrases)}  # type: ignore[index]
+        out["constructs"][construct] = {"severity": severity, "phrases": sorted(phrases)}
     return out
 
 
@@ -244,7 +258,7 @@ def main() -> None:
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_CSV
     data = build(path)
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    for name, c in data["constructs"].items():  # type: ignore[union-attr]
+    for name, c in data["constructs"].items():
         print(f"{name}: {len(c['phrases'])}")
 
 

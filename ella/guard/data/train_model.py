@@ -2,7 +2,7 @@
 
     python -m ella.guard.data.train_model [--report]
 
-Data: every ``training/*.jsonl`` file (lines ``{"text", "label"}``) plus ``tests/data/boundary_corpus.jsonl``.
+Data: every ``training/*.jsonl`` file (lines ``{"text", "label"}``) plus ``boundary_corpus.jsonl`` beside them.
 ``tests/data/boundary_holdout.jsonl`` is never trained on. Needs scikit-learn (the ``dev`` extra); the product
 only needs numpy to use the result.
 
@@ -23,15 +23,15 @@ from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+from ella.guard.evaluate import BOUNDARY_CORPUS
 from ella.guard.model import tokens
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
 CLASSES = ("emotional_crisis", "manipulation", "ok", "physical_escalation", "romantic_avowal")
 
 
-def load_rows() -> list[dict]:
-    paths = sorted((HERE / "training").glob("*.jsonl")) + [ROOT / "tests/data/boundary_corpus.jsonl"]
+def load_rows() -> list[dict[str, str]]:
+    paths = sorted((HERE / "training").glob("*.jsonl")) + [BOUNDARY_CORPUS]
     rows = []
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
