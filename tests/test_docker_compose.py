@@ -21,6 +21,7 @@ import pytest
 import typer
 import yaml
 
+pytestmark = pytest.mark.domain
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"

@@ -1,0 +1,119 @@
+"""The house's rules, checked on the source: which layer may import which, and names that route somewhere.
+
+- ``ella/`` is plain Python: no Celery, no SQLAlchemy, no Redis, nothing of ``models``, ``tasks`` or ``workers``;
+- ``models/`` is persistence: it may use ``ella`` values, never ``tasks`` or ``workers``;
+- a task module never imports another task module (``workers.events`` emits through the tasks' signatures);
+- runtime code reads nothing from ``tests/``;
+- every route and beat entry names a registered task, and every registered task has a queue.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.domain
+
+
+def python_files(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth of the file (lazy imports count too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def code_strings(path: Path) -> list[str]:
+    """The string literals of ``path`` that are not docstrings (a docstring may name a test; code may not)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def offenders(package: str, forbidden: tuple[str, ...], skip: tuple[str, ...] = ()) -> list[str]:
+    bad = []
+    for path in python_files(package):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(skip):
+            continue
+        for module in imported_modules(path):
+            if module.split(".")[0] in forbidden or module in forbidden:
+                bad.append(f"{rel} imports {module}")
+    return sorted(set(bad))
+
+
+def test_the_domain_imports_no_framework_and_no_outer_layer():
+    # ella/guard/data holds offline training and lexicon-building scripts, not runtime code.
+    forbidden = ("sqlalchemy", "celery", "kombu", "redis", "redbeat", "models", "tasks", "workers", "tests")
+    assert offenders("ella", forbidden, skip=("ella/guard/data/",)) == []
+
+
+def test_persistence_never_imports_tasks_or_process_wiring():
+    assert offenders("models", ("tasks", "workers", "celery", "tests")) == []
+
+
+def test_a_task_module_never_imports_another_task_module():
+    bad = []
+    for path in python_files("tasks"):
+        own = f"tasks.{path.stem}"
+        for module in imported_modules(path):
+            if module.startswith("tasks.") and not module.startswith(own) and module != "tasks.__init__":
+                bad.append(f"{path.name} imports {module}")
+            if module == "tasks":
+                bad.append(f"{path.name} imports the tasks package")
+    assert bad == []
+
+
+def test_runtime_code_reads_nothing_from_tests():
+    bad = []
+    for package in ("ella", "models", "tasks", "workers", "migrations"):
+        for path in python_files(package):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel.startswith("ella/guard/data/"):
+                continue  # offline training scripts read the evaluation data on purpose
+            if any("tests/" in text for text in code_strings(path)) or any(
+                m.split(".")[0] == "tests" for m in imported_modules(path)
+            ):
+                bad.append(rel)
+    assert bad == []
+
+
+def test_every_route_and_beat_entry_names_a_registered_task_and_every_task_has_a_queue():
+    from beat_schedule import beat_schedule
+    from workers.app import app
+    from workers.routing import TaskName
+    from workers.settings import Settings
+
+    app.loader.import_default_modules()
+    registered = {name for name in app.tasks if name.startswith("ella.")}
+    settings = Settings()
+    routes = app.conf.task_routes
+    queues = set(settings.queues)
+    assert registered == {str(name) for name in TaskName}, "a task without a name in workers.routing, or vice versa"
+    assert set(routes) == registered
+    assert all(route["queue"] in queues for route in routes.values())
+    for entry, job in beat_schedule(settings).items():
+        assert job["task"] in registered, entry
+        assert job["options"]["queue"] == routes[job["task"]]["queue"], f"{entry} runs on another queue than routed"

@@ -1,0 +1,126 @@
+"""The memory rooms as plain Python: perceive, reflection and a conversation's close, with no database."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from ella.embeddings import HashingEmbedder
+from ella.llm.port import ModelPort
+from ella.llm.types import Completion, CompletionRequest, Usage
+from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts
+from ella.memory.nodes import THOUGHT_TTL
+from ella.memory.perceive import perceive
+from ella.memory.reflection import reflect
+from ella.memory.retrieval import DEFAULT_WEIGHTS
+
+pytestmark = pytest.mark.domain
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+EMBEDDER = HashingEmbedder()
+
+
+class Scripted:
+    name = "scripted"
+    reads_context = True
+
+    def __init__(self, answer: Callable[[CompletionRequest], str]) -> None:
+        self.answer, self.kinds = answer, []
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        self.kinds.append(request.kind)
+        return Completion(text=self.answer(request), model="scripted", usage=Usage())
+
+
+def port(answer: Callable[[CompletionRequest], str]) -> ModelPort:
+    return ModelPort(Scripted(answer), {t: "m" for t in ("memory_extract", "reflection", "poignancy")}, max_repairs=0)
+
+
+@dataclass
+class Node:
+    id: int
+    description: str
+    depth: int = 0
+    node_type: str = "event"
+    conversation_id: int | None = None
+    expires_at: datetime | None = None
+    poignancy: int = 5
+
+    def __post_init__(self) -> None:
+        self.embedding = np.asarray(EMBEDDER.embed([self.description])[0], dtype=np.float32).tobytes()
+        self.created_at = self.last_accessed_at = NOW - timedelta(hours=self.id)
+
+
+PERCEIVED = {"score": 7, "subject": "Sam", "predicate": "worries about", "object": "the interview"}
+
+
+def scripted_reflection(request: CompletionRequest) -> str:
+    if request.kind == "focal_points":
+        return json.dumps({"questions": ["How does Sam feel about work?"]})
+    return json.dumps(
+        {"insights": [{"text": "Sam is anxious about work", "evidence": [1, 2], "perception": PERCEIVED}]}
+    )
+
+
+def test_an_idle_observation_costs_no_call_and_scores_one():
+    model = Scripted(lambda r: "")
+    draft = perceive(
+        ModelPort(model, {}), EMBEDDER, user_id="sam", description="sam is idle", node_type="event", at=NOW,
+        dedupe_key="k",
+    )  # fmt: skip
+    assert draft is not None and draft.poignancy == 1 and model.kinds == []
+    assert (draft.triple.subject, draft.triple.predicate, draft.triple.object) == ("sam", "is", "idle")
+
+
+def test_a_failsafe_perception_makes_no_node():
+    draft = perceive(
+        port(lambda r: "TOKEN LIMIT EXCEEDED"), EMBEDDER, user_id="sam", description="I got the job!",
+        node_type="event", at=NOW, dedupe_key="k",
+    )  # fmt: skip
+    assert draft is None
+
+
+def test_a_thought_sits_one_level_above_its_deepest_evidence_and_expires():
+    nodes = [Node(1, "Sam dreads Monday at work", depth=2), Node(2, "Sam's boss shouts at work"), Node(3, "cats")]
+    reflection = reflect(
+        port(scripted_reflection), EMBEDDER, user_id="sam", recent_newest_first=["a", "b"], nodes=nodes, now=NOW,
+        weights=DEFAULT_WEIGHTS, run_id="r1",
+    )  # fmt: skip
+    assert reflection is not None and len(reflection.thoughts) == 1
+    draft = reflection.thoughts[0]
+    cited = json.loads(draft.columns()["evidence"])
+    assert len(cited) == 2 and set(cited) <= {1, 2, 3}
+    assert draft.depth == 1 + max(n.depth for n in nodes if n.id in cited)
+    assert draft.expires_at == NOW + THOUGHT_TTL and draft.poignancy == 7
+    assert draft.dedupe_key == "reflect:r1:0:0" and reflection.accessed
+
+
+def test_a_failed_focal_point_call_is_no_reflection():
+    nodes = [Node(1, "Sam dreads Monday")]
+    reflection = reflect(
+        port(lambda r: "not json"), EMBEDDER, user_id="sam", recent_newest_first=["a"], nodes=nodes, now=NOW,
+        weights=DEFAULT_WEIGHTS, run_id="r1",
+    )  # fmt: skip
+    assert reflection is None
+
+
+def test_a_closed_conversation_leaves_a_chat_and_thoughts_that_cite_it_and_a_failed_memo_leaves_none():
+    def answer(request: CompletionRequest) -> str:
+        if request.kind == "memo":
+            return "TOKEN LIMIT EXCEEDED"
+        return json.dumps({"plan": "ask Sam how the interview went", "perception": PERCEIVED})
+
+    transcript = ["sam: I have an interview on Thursday", "Ella: Good luck!"]
+    chat = chat_node(
+        EMBEDDER, user_id="sam", conversation_id=9, closed_at=NOW, transcript=transcript, turn_poignancy=[3, 6]
+    )
+    assert chat.poignancy == 6 and chat.keywords == () and json.loads(chat.evidence) == transcript
+    notes = closing_notes(port(answer), "sam", transcript)
+    assert notes.memo is None and notes.plan is not None
+    drafts = closing_thoughts(EMBEDDER, notes, user_id="sam", conversation_id=9, chat_id=41, closed_at=NOW)
+    assert [d.description for d in drafts] == ["For Ella's planning: ask Sam how the interview went"]
+    assert json.loads(drafts[0].evidence) == [41] and drafts[0].dedupe_key == "plan:9"
