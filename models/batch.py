@@ -14,12 +14,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ForeignKey, Index, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+
+if TYPE_CHECKING:
+    from ella.llm.batches import NewBatchItem
 
 # ModelBatch.status
 SUBMITTING = "submitting"  # claimed its items; the provider has not (yet) confirmed it
@@ -34,6 +37,7 @@ APPLIED = "applied"
 FAILSAFE = "failsafe"  # the output was invalid: nothing was applied
 GAVE_UP = "gave_up"  # errored, expired or canceled too often (or its handler failed); dead-lettered
 
+_MAX_TEXT = 10_000  # characters of an error kept on the row
 _INSERT_CHUNK = 500  # rows per INSERT: SQLite caps the bound parameters of one statement
 
 
@@ -68,16 +72,6 @@ class ModelBatchItem(Base):
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-
-
-class NewBatchItem(NamedTuple):
-    """What a caller asks for: ``custom_id`` is its own stable id, the idempotency key of the request."""
-
-    custom_id: str
-    kind: str
-    variables: dict[str, Any]
-    user_id: str | None = None
-    context: dict[str, Any] | None = None
 
 
 def enqueue_items(session: Session, purpose: str, items: Iterable[NewBatchItem]) -> list[str]:
@@ -210,3 +204,55 @@ def variables_of(item: ModelBatchItem) -> dict[str, Any]:
 
 def context_of(item: ModelBatchItem) -> dict[str, Any]:
     return dict(json.loads(item.context or "{}"))
+
+
+def payload_of(item: ModelBatchItem) -> dict[str, Any]:
+    """An item as a dead letter carries it: enough to see what it was and to queue it again."""
+    return {
+        "custom_id": item.custom_id,
+        "purpose": item.purpose,
+        "kind": item.kind,
+        "user_id": item.user_id,
+        "submissions": item.submissions,
+        "variables": variables_of(item),
+        "context": context_of(item),
+    }
+
+
+# --- what becomes of an item (the caller holds its lock) ------------------------------------------------------
+
+
+def send_back(item: ModelBatchItem, reason: str) -> None:
+    """No answer this time: queue it again for the next flush; the submission counts."""
+    item.status = PENDING
+    item.error = reason[:_MAX_TEXT]
+
+
+def release(item: ModelBatchItem, reason: str | None = None) -> None:
+    """Back to the queue as if it had never been sent: the submission does not count."""
+    item.status = PENDING
+    item.submissions -= 1
+    if reason is not None:
+        item.error = reason[:_MAX_TEXT]
+
+
+def give_up(item: ModelBatchItem, reason: str, output_json: str | None = None) -> None:
+    """Final: nothing is applied; ``output_json`` keeps a valid output whose handler failed, for a replay."""
+    item.status = GAVE_UP
+    item.error = reason[:_MAX_TEXT]
+    if output_json is not None:
+        item.result = output_json
+
+
+def mark_failsafe(item: ModelBatchItem, reason: str) -> None:
+    """Final: the output failed its kind's schema, so nothing is applied and nothing stored."""
+    item.status = FAILSAFE
+    item.error = reason[:_MAX_TEXT]
+
+
+def mark_applied(item: ModelBatchItem, output_json: str) -> None:
+    """The handler's writes are in this transaction; they commit together with this."""
+    item.status = APPLIED
+    item.result = output_json
+    item.error = None
+    item.applied_at = utcnow()

@@ -1,14 +1,23 @@
-"""The usage ledger: one row per model call, whatever its outcome, so spend and failures can be audited."""
+"""Model usage: one row per model call, whatever its outcome, so spend and failures can be audited.
+
+The rows are built here from the port's ``CallRecord`` (``usage_row``) and inserted in the caller's
+transaction (``insert_usage``); ``workers.llm`` decides when, holding a task's rows until it ends. What the
+tokens cost is ``ella.usage``'s business; this module only sums them per user per day.
+"""
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, Float, Index, Integer, String, Text, func, select
+from sqlalchemy import Boolean, Float, Index, Integer, String, Text, func, insert, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.llm.port import CallRecord
+from ella.usage import BATCH_FACTOR, ModelPrice, PriceList, Tokens, Unpriced, unpriced_by_model
 from models.base import Base, BigId, UTCDateTime, utcnow
 
 
@@ -34,6 +43,33 @@ class ModelCall(Base):
     error: Mapped[str | None] = mapped_column(Text)
 
 
+def usage_row(call: CallRecord, batch: bool = False) -> dict[str, Any]:
+    """The ``model_calls`` row of one call, stamped now; ``batch``: served by the Message Batches API."""
+    return {
+        "created_at": utcnow(),
+        "user_id": call.user_id,
+        "kind": call.kind,
+        "tier": call.tier,
+        "model": call.model,
+        "provider": call.provider,
+        "batch": batch,
+        "input_tokens": call.usage.input_tokens,
+        "output_tokens": call.usage.output_tokens,
+        "cache_write_tokens": call.usage.cache_creation_input_tokens,
+        "cache_read_tokens": call.usage.cache_read_input_tokens,
+        "latency_ms": round(call.latency_ms, 2),
+        "outcome": call.outcome,
+        "attempt": call.attempt,
+        "error": call.error or None,
+    }
+
+
+def insert_usage(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert ``usage_row`` rows in ``session``'s transaction (one statement)."""
+    if rows:
+        session.execute(insert(ModelCall), list(rows))
+
+
 def day_of(column: Any, dialect: str) -> Any:
     """The UTC calendar day of a timestamp column, as 'YYYY-MM-DD', on either back end."""
     if dialect == "postgresql":
@@ -43,6 +79,8 @@ def day_of(column: Any, dialect: str) -> Any:
 
 @dataclass(frozen=True)
 class DailySpend:
+    """One user's model spend on one UTC day; ``usd`` covers the priced calls only, ``unpriced`` names the rest."""
+
     day: str
     user_id: str | None
     calls: int
@@ -51,16 +89,22 @@ class DailySpend:
     cache_write_tokens: int
     cache_read_tokens: int
     usd: float
+    unpriced: tuple[Unpriced, ...] = ()
 
 
 def spend_per_user_day(
     session: Session,
-    prices: dict[str, dict[str, float]],
-    batch_factor: float,
+    prices: PriceList | Mapping[str, ModelPrice | Mapping[str, float]],
+    batch_factor: float = BATCH_FACTOR,
     user_id: str | None = None,
     since: datetime | None = None,
 ) -> list[DailySpend]:
-    """Spend per (day, user), priced per model from ``prices`` (USD per million tokens); batches discounted."""
+    """Spend per (day, user), priced per model by ``ella.usage`` (USD per million tokens); batches discounted.
+
+    ``batch_factor`` applies when ``prices`` is a table rather than a ``PriceList``. Calls of a model with no
+    price count in ``calls`` and the token columns but not in ``usd``: they are listed in ``unpriced``.
+    """
+    price_list = prices if isinstance(prices, PriceList) else PriceList(prices, batch_factor)
     day = day_of(ModelCall.created_at, session.get_bind().dialect.name).label("day")
     query = select(
         day,
@@ -77,24 +121,31 @@ def spend_per_user_day(
         query = query.where(ModelCall.user_id == user_id)
     if since is not None:
         query = query.where(ModelCall.created_at >= since)
-    totals: dict[tuple[str, str | None], list[float]] = {}
-    for d, uid, model, batch, calls, tin, tout, tcw, tcr in session.execute(query):
-        price = prices.get(model, {})
-        factor = batch_factor if batch else 1.0
-        usd = (
-            factor
-            * (
-                (tin or 0) * price.get("input", 0)
-                + (tout or 0) * price.get("output", 0)
-                + (tcw or 0) * price.get("cache_write", 0)
-                + (tcr or 0) * price.get("cache_read", 0)
-            )
-            / 1e6
-        )
-        acc = totals.setdefault((d, uid), [0, 0, 0, 0, 0, 0.0])
-        for i, v in enumerate((calls, tin or 0, tout or 0, tcw or 0, tcr or 0, usd)):
-            acc[i] += v
+    calls: Counter[tuple[str, str | None]] = Counter()
+    tokens: dict[tuple[str, str | None], Tokens] = defaultdict(Tokens)
+    usd: dict[tuple[str, str | None], float] = defaultdict(float)
+    unpriced: dict[tuple[str, str | None], list[Unpriced]] = defaultdict(list)
+    for d, uid, model, batch, n, tin, tout, tcw, tcr in session.execute(query):
+        key = (d, uid)
+        group = Tokens(tin or 0, tout or 0, tcw or 0, tcr or 0)
+        calls[key] += n
+        tokens[key] += group
+        cost = price_list.usd(model, group, batch=bool(batch))
+        if cost is None:
+            unpriced[key].append(Unpriced(model, n, group))
+        else:
+            usd[key] += cost
     return [
-        DailySpend(d, uid, int(a[0]), int(a[1]), int(a[2]), int(a[3]), int(a[4]), round(a[5], 6))
-        for (d, uid), a in sorted(totals.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
+        DailySpend(
+            d,
+            uid,
+            calls[(d, uid)],
+            t.input,
+            t.output,
+            t.cache_write,
+            t.cache_read,
+            round(usd[(d, uid)], 6),
+            tuple(unpriced_by_model(unpriced[(d, uid)])),
+        )
+        for (d, uid), t in sorted(tokens.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
     ]

@@ -3,7 +3,7 @@
 What is pinned: the whole lifecycle (queue, flush, poll before and after the end), each result applied at most
 once however often or concurrently polls run (also after a crash mid-apply), re-submission of errored and
 expired requests up to ``batch_max_submissions`` and then a dead letter, fail-safes never reaching a handler,
-a failing handler rolled back and given up, chunking, refused and abandoned submissions, the usage ledger, the
+a failing handler rolled back and given up, chunking, refused and abandoned submissions, the usage rows, the
 offline fallback that answers at once, and the Celery tasks in a real worker.
 """
 
@@ -22,6 +22,7 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from ella.llm import batches as batch_rules
 from ella.llm.anthropic_provider import AnthropicProvider
 from ella.llm.offline import OfflineProvider
 from ella.llm.port import ModelPort, ModelResult
@@ -29,9 +30,9 @@ from ella.llm.types import PermanentModelError
 from models import DeadLetter, ModelBatch, ModelBatchItem, ModelCall, User
 from models import batch as store
 from models.base import utcnow
+from tasks import batches
 from tests.conftest import wait_for
 from tests.support.fake_anthropic import FakeAnthropic, default_answer
-from workers import batches
 from workers.db import session_scope
 from workers.settings import Settings, get_settings
 
@@ -88,7 +89,7 @@ def port(fake: FakeAnthropic) -> ModelPort:
 
 @pytest.fixture
 def handler(monkeypatch: pytest.MonkeyPatch) -> Recorder:
-    monkeypatch.setattr(batches, "_HANDLERS", {})
+    monkeypatch.setattr(batch_rules, "_HANDLERS", {})
     recorder = Recorder()
     batches.register_batch_handler(PURPOSE, recorder)
     return recorder
@@ -152,7 +153,7 @@ def test_full_lifecycle_applies_each_result_once(migrated_db, fake, port, handle
     again = batches.poll(port)
     assert not again.outcomes and again.waiting == 0 and handler.ids == Counter(ids)
 
-    # Usage: one ledger row per request, marked as served by the batch API.
+    # Usage: one model_calls row per request, marked as served by the batch API.
     with session_scope() as s:
         calls = list(s.scalars(select(ModelCall)))
     assert len(calls) == 3 and all(c.batch and c.outcome == "ok" and c.provider == "anthropic" for c in calls)
@@ -272,7 +273,7 @@ def test_a_failing_handler_is_rolled_back_and_its_item_given_up(migrated_db, fak
 def test_an_item_without_a_handler_in_this_process_waits_for_a_later_poll(migrated_db, fake, port, handler):
     batches.submit(PURPOSE, [memo_item("wait-1")])
     batches.flush_pending(port)
-    batches._HANDLERS.clear()
+    batch_rules._HANDLERS.clear()
     assert batches.poll(port).outcomes == {"deferred": 1}
     assert items()["wait-1"].status == "submitted" and model_batches()[0].status == "in_progress"
     assert count(ModelCall) == 0
@@ -395,3 +396,42 @@ def test_the_celery_tasks_flush_and_poll_in_a_real_worker(start_worker, fake):
     assert count(User, User.id.in_([f"batch-{i}" for i in ids])) == 2
     assert count(ModelCall, ModelCall.batch.is_(True)) == 2
     assert model_batches()[0].status == "ended"
+
+
+# --- the decisions alone (ella.llm.batches): no database, no provider --------------------------------------------
+
+
+def test_a_result_reads_as_answered_failsafe_or_no_answer():
+    from ella.llm.anthropic_provider import BatchResult
+    from ella.llm.kinds import Memo
+    from ella.llm.types import Completion, Usage
+
+    def done(text: str) -> BatchResult:
+        return BatchResult("r-1", "succeeded", Completion(text, "m", Usage(output_tokens=5)))
+
+    answered = batch_rules.read_result(done(Memo.example().model_dump_json()), "memo", {})
+    assert answered.outcome == batch_rules.ANSWERED and isinstance(answered.value, Memo)
+    failsafe = batch_rules.read_result(done("not json"), "memo", {})
+    assert failsafe.outcome == batch_rules.FAILSAFE and failsafe.value is None and "JSON" in failsafe.reason
+    errored = batch_rules.read_result(BatchResult("r-1", "errored", error="overloaded"), "memo", {})
+    assert (errored.outcome, errored.reason) == (batch_rules.NO_ANSWER, "errored: overloaded")
+    assert batch_rules.read_result(BatchResult("r-1", "expired"), "memo", {}).reason == "expired"
+
+
+def test_no_answer_is_retried_until_the_submissions_run_out():
+    assert [batch_rules.retry_or_give_up(n, 3) for n in (1, 2, 3, 4)] == ["retry", "retry", "gave_up", "gave_up"]
+
+
+def test_the_usage_of_a_settled_request_names_its_outcome_and_tokens():
+    from ella.llm.anthropic_provider import BatchResult
+    from ella.llm.types import Completion, Usage
+
+    attempt = batch_rules.Attempt("u-1", "memo", "sam", 2)
+    done = BatchResult("u-1", "succeeded", Completion("{}", "claude-x", Usage(input_tokens=7, output_tokens=3)))
+    ok = batch_rules.usage_record(attempt, done, "applied", provider="anthropic", default_model="d", latency_ms=1.0)
+    assert (ok.outcome, ok.model, ok.usage.output_tokens, ok.tier, ok.attempt) == ("ok", "claude-x", 3, "reflection", 2)
+    bad = batch_rules.usage_record(attempt, done, "failsafe", provider="anthropic", default_model="d", latency_ms=1.0)
+    assert bad.outcome == "failsafe" and bad.usage.input_tokens == 7
+    lost = BatchResult("u-1", "expired")
+    gone = batch_rules.usage_record(attempt, lost, "retry", provider="anthropic", default_model="d", latency_ms=1.0)
+    assert (gone.outcome, gone.model, gone.usage.output_tokens) == ("expired", "d", 0)

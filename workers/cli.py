@@ -123,9 +123,13 @@ def cost(
     user: str = typer.Option(None, "--user", help="Only this user id."),
     since: datetime = typer.Option(None, "--since", formats=["%Y-%m-%d"], help="From this UTC day (YYYY-MM-DD)."),
 ) -> None:
-    """Model spend per user per day, from the usage ledger and the price table (ELLA_PRICES)."""
+    """Model spend per user per day, from model_calls and the price table (ELLA_PRICES).
+
+    Calls of a model with no price are not in the USD figures: a warning names each such model.
+    """
     from rich.table import Column, Table
 
+    from ella.usage import PriceList, unpriced_by_model
     from models.usage import spend_per_user_day
     from workers import db
 
@@ -133,8 +137,7 @@ def cost(
     with db.autocommit_scope() as session:
         rows = spend_per_user_day(
             session,
-            settings.prices,
-            settings.batch_price_factor,
+            PriceList(settings.prices, settings.batch_price_factor),
             user_id=user,
             since=since.replace(tzinfo=UTC) if since else None,
         )
@@ -147,6 +150,7 @@ def cost(
         "cache write",
         "cache read",
         Column("USD", no_wrap=True),
+        Column("unpriced", no_wrap=True),
     )
     for r in rows:
         table.add_row(
@@ -158,9 +162,19 @@ def cost(
             str(r.cache_write_tokens),
             str(r.cache_read_tokens),
             f"{r.usd:.4f}",
+            ", ".join(u.model for u in r.unpriced) or "-",
         )
     Console().print(table)
     Console().print(f"total USD {sum(r.usd for r in rows):.4f}")
+    for u in unpriced_by_model(u for r in rows for u in r.unpriced):
+        t = u.tokens
+        typer.echo(
+            f"warning: model {u.model!r} has no price (ELLA_PRICES): {u.calls} call{'s' * (u.calls != 1)}, "
+            f"{t.total} tokens "
+            f"({t.input} input, {t.output} output, {t.cache_write} cache write, {t.cache_read} cache read) "
+            "are not in the USD figures",
+            err=True,
+        )
 
 
 eval_cli = typer.Typer(help="Benchmarks on evaluation data (read at run time, never shipped).", no_args_is_help=True)

@@ -1,4 +1,4 @@
-"""This process's model port: the configured provider, the Redis slot limit, the usage ledger.
+"""This process's model port: the configured provider, the Redis slot limit, where model usage is written.
 
 Why here: ``ella.llm`` knows nothing of Redis or the database; this module plugs them in, once per process
 (again after a fork, since a client must not be shared across processes).
@@ -15,15 +15,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ella.llm.offline import OfflineProvider
 from ella.llm.port import CallRecord, ModelPort
 from ella.llm.types import Provider, TransientModelError
-from models.base import utcnow
-from models.usage import ModelCall
+from models.usage import insert_usage, usage_row
 from workers.db import session_scope
 from workers.llm_slots import ModelSlots
 from workers.redis_conn import get_redis
@@ -49,71 +47,51 @@ def make_provider(settings: Settings) -> Provider:
     return OfflineProvider()
 
 
-_pending: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar("ledger", default=None)
+_held: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar("held_usage", default=None)
 
 
-def ledger_row(call: CallRecord, batch: bool = False) -> dict[str, Any]:
-    return {
-        "created_at": utcnow(),
-        "user_id": call.user_id,
-        "kind": call.kind,
-        "tier": call.tier,
-        "model": call.model,
-        "provider": call.provider,
-        "batch": batch,
-        "input_tokens": call.usage.input_tokens,
-        "output_tokens": call.usage.output_tokens,
-        "cache_write_tokens": call.usage.cache_creation_input_tokens,
-        "cache_read_tokens": call.usage.cache_read_input_tokens,
-        "latency_ms": round(call.latency_ms, 2),
-        "outcome": call.outcome,
-        "attempt": call.attempt,
-        "error": call.error or None,
-    }
-
-
-def write_ledger(rows: list[dict[str, Any]], session: Session | None = None) -> None:
-    """Insert ledger rows: in ``session``'s transaction if given, else in one of their own."""
+def write_usage(rows: list[dict[str, Any]], session: Session | None = None) -> None:
+    """Insert usage rows: in ``session``'s transaction if given, else in one of their own."""
     if not rows:
         return
     if session is not None:
-        session.execute(insert(ModelCall), rows)
+        insert_usage(session, rows)
         return
     try:
         with session_scope() as own:
-            own.execute(insert(ModelCall), rows)
-    except SQLAlchemyError as exc:  # a ledger outage must not cost the user a reply
-        log.warning("could not write %d model calls to the usage ledger: %s", len(rows), exc)
+            insert_usage(own, rows)
+    except SQLAlchemyError as exc:  # a usage-table outage must not cost the user a reply
+        log.warning("could not write %d model calls to model_calls: %s", len(rows), exc)
 
 
-def record_call(call: CallRecord, batch: bool = False) -> None:
-    """The port's sink: held for the running task's ledger batch if one is open, else written now."""
-    pending = _pending.get()
-    if pending is not None:
-        pending.append(ledger_row(call, batch))
+def record_usage(call: CallRecord, batch: bool = False) -> None:
+    """The port's sink: held for the running task's usage batch if one is open, else written now."""
+    held = _held.get()
+    if held is not None:
+        held.append(usage_row(call, batch))
     else:
-        write_ledger([ledger_row(call, batch)])
+        write_usage([usage_row(call, batch)])
 
 
 @contextmanager
-def ledger_batch() -> Iterator[list[dict[str, Any]]]:
-    """Hold a task's ledger rows; what the task has not written itself is written when it ends, however.
+def usage_batch() -> Iterator[list[dict[str, Any]]]:
+    """Hold a task's usage rows; what the task has not written itself is written when it ends, however.
 
     The ingest path writes them inside its turn's transaction (one commit fewer per message); a task that
     fails still has its calls recorded here.
     """
     rows: list[dict[str, Any]] = []
-    token = _pending.set(rows)
+    token = _held.set(rows)
     try:
         yield rows
     finally:
-        _pending.reset(token)
-        write_ledger(rows)
+        _held.reset(token)
+        write_usage(rows)
 
 
-def held_ledger_rows() -> list[dict[str, Any]]:
-    """The running task's held ledger rows (the live list: clear it once they are committed elsewhere)."""
-    rows = _pending.get()
+def held_usage_rows() -> list[dict[str, Any]]:
+    """The running task's held usage rows (the live list: clear it once they are committed elsewhere)."""
+    rows = _held.get()
     return rows if rows is not None else []
 
 
@@ -131,7 +109,7 @@ def make_port(settings: Settings | None = None) -> ModelPort:
             wait_s=settings.llm_timeout_s,
         ).slot
     return ModelPort(
-        provider, settings.model_tiers, max_repairs=settings.llm_max_repairs, record=record_call, slot=slot
+        provider, settings.model_tiers, max_repairs=settings.llm_max_repairs, record=record_usage, slot=slot
     )
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from ella.llm.batches import register_batch_handler
 from ella.llm.port import ModelResult
 from models import ModelBatchItem, User
-from workers.batches import register_batch_handler
 
 PURPOSE = "test_mark_user"
 
