@@ -28,6 +28,7 @@ from tests.support.scratch import create_database, scratch_run
 RUN, VAR = scratch_run("bench")
 
 from ella.llm.anthropic_provider import AnthropicProvider  # noqa: E402
+from ella.llm.kinds import Reply  # noqa: E402
 from ella.llm.port import CallRecord, ModelPort  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
 from workers.settings import Settings, get_settings  # noqa: E402
@@ -89,7 +90,7 @@ def port_economy(fake: FakeAnthropic) -> dict[str, float]:
     rows = []
     for turn, text in enumerate(USER_TURNS, start=1):
         result = port.call(
-            "reply",
+            Reply,
             {"name": "Sam", "message": text, "memories": MEMORIES, "reflections": THOUGHTS},
             user_id="sam",
             world_brief=WORLD_BRIEF,

@@ -401,6 +401,7 @@ def test_the_celery_tasks_flush_and_poll_in_a_real_worker(start_worker, fake):
 # --- the decisions alone (ella.llm.batches): no database, no provider --------------------------------------------
 
 
+@pytest.mark.domain
 def test_a_result_reads_as_answered_failsafe_or_no_answer():
     from ella.llm.anthropic_provider import BatchResult
     from ella.llm.kinds import Memo
@@ -418,10 +419,12 @@ def test_a_result_reads_as_answered_failsafe_or_no_answer():
     assert batch_rules.read_result(BatchResult("r-1", "expired"), "memo", {}).reason == "expired"
 
 
+@pytest.mark.domain
 def test_no_answer_is_retried_until_the_submissions_run_out():
     assert [batch_rules.retry_or_give_up(n, 3) for n in (1, 2, 3, 4)] == ["retry", "retry", "gave_up", "gave_up"]
 
 
+@pytest.mark.domain
 def test_the_usage_of_a_settled_request_names_its_outcome_and_tokens():
     from ella.llm.anthropic_provider import BatchResult
     from ella.llm.types import Completion, Usage

@@ -106,6 +106,7 @@ def test_ella_cost_warns_about_each_model_without_a_price(migrated_db, monkeypat
     assert "total USD 8.8500" in result.stdout  # ann's day of "big"; the rest is named above, not priced at $0
 
 
+@pytest.mark.domain
 def test_the_offline_model_is_priced_at_zero_explicitly():
     tokens = Tokens(1_000, 1_000, 1_000, 1_000)
     assert PriceList({}).usd("offline", tokens) == 0.0  # priced, even by a table that does not list it
@@ -113,6 +114,7 @@ def test_the_offline_model_is_priced_at_zero_explicitly():
     assert PriceList({}).usd("claude-sonnet-4-6", tokens) is None
 
 
+@pytest.mark.domain
 def test_cache_prices_default_to_multiples_of_the_input_price_and_batches_cost_the_factor():
     derived = ModelPrice.from_mapping("m", {"input": 3.0, "output": 15.0})
     assert astuple(derived) == pytest.approx((3.0, 15.0, 3.75, 0.3))
@@ -124,6 +126,7 @@ def test_cache_prices_default_to_multiples_of_the_input_price_and_batches_cost_t
     assert prices.usd("m", Tokens(input=1_000_000, output=100_000), batch=True) == pytest.approx(1.5)
 
 
+@pytest.mark.domain
 def test_the_default_price_table_agrees_with_the_settings_default():
     from workers.settings import Settings
 
