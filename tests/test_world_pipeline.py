@@ -17,9 +17,11 @@ from ella.ledger.rules import Writer
 from ella.llm.port import ModelPort
 from ella.llm.types import Completion, CompletionRequest, Usage
 from models import SelfLogEntry, User, WorldFact
-from models.ledger import NewFact, append, current, history, world_facts
+from models.ledger import NewFact, append, current, history
 from models.review import open_reviews
+from models.world_clock import advance_world
 from tests.conftest import wait_for
+from tests.support.supersession_ways import on_both_ways, supersession_way  # noqa: F401  (a fixture)
 from workers.db import autocommit_scope, session_scope
 from workers.gateway import enqueue_message
 from workers.settings import Settings
@@ -88,6 +90,7 @@ def test_the_same_fact_twice_is_stored_once_and_a_redelivery_stores_nothing(migr
     assert [f.object for f in user_facts(user)] == ["Anna"]
 
 
+@on_both_ways
 def test_a_newer_claim_of_the_user_supersedes_their_own_older_claim(migrated_db):
     user = make_user()
     extract(user, "I live in Leeds")
@@ -126,7 +129,7 @@ def test_the_user_saying_the_door_is_blue_through_extraction_leaves_canon_red(mi
     use_model(monkeypatch, tasks.ledger, Scripted(fact_answer([claim])))
     assert extract(user, "I saw your door, it is blue") == {"appended": 1}
     with session_scope() as s:
-        brief = world_brief(world_facts(s, user))
+        brief = world_brief(advance_world(s, user, datetime.now(UTC)))
     assert "color=red" in brief and "blue" not in brief
 
 

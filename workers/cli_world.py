@@ -100,8 +100,10 @@ def review_contested(
     note: str = typer.Option("", "--note", help="Why (kept in the losers' status note)."),
 ) -> None:
     """List the contests the model could not decide; ``--resolve ID --winner FACT`` settles one."""
+    from ella.ledger.rules import FactConflict
     from models import ledger
     from models.review import FactReview, open_reviews
+    from models.supersession import resolve_contest
     from workers import db
 
     if resolve:
@@ -115,8 +117,8 @@ def review_contested(
                 raise typer.Exit(2)
             losers = [i for i in review.ids if i != winner]
             try:
-                ledger.resolve_contest(session, review.user_id, winner, losers, "operator", note or f"resolved by {by}")
-            except ledger.FactConflict as exc:
+                resolve_contest(session, review.user_id, winner, losers, "operator", note or f"resolved by {by}")
+            except FactConflict as exc:
                 typer.echo(f"cannot resolve review {resolve}: {exc}", err=True)
                 raise typer.Exit(3) from exc
             review.resolved_at, review.resolved_by, review.winner_fact_id = datetime.now(UTC), by, winner

@@ -9,7 +9,7 @@ rule that canon wins, as the seed asks, for whatever disagreement is left.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from ella.ledger.rules import TIER_RANK, Status, Tier
 
@@ -23,12 +23,18 @@ CHARS_PER_TOKEN = 4  # the seed's estimate; the brief is a budget, not an exact 
 
 
 class FactLike(Protocol):
-    tier: str
-    status: str
-    subject: str
-    predicate: str
-    object: str
-    confidence: float
+    @property
+    def tier(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
 
 
 def brief_line(fact: FactLike) -> str:
@@ -56,10 +62,13 @@ def world_brief(facts: Iterable[FactLike], max_tokens: int = 800, subject_prefix
     return RULE + ("\n" + "\n".join(lines) if lines else "\n(no facts yet)")
 
 
-def contested_groups(facts: Sequence[FactLike]) -> dict[tuple[str, str, str], list[FactLike]]:
+F = TypeVar("F", bound=FactLike)
+
+
+def contested_groups(facts: Sequence[F]) -> dict[tuple[str, str, str], list[F]]:
     """Live facts grouped by (subject, predicate, tier) where the group holds more than one object: the
     seed's detection, narrowed to one tier (a user claim beside canon is not a contest: canon wins)."""
-    groups: dict[tuple[str, str, str], list[FactLike]] = {}
+    groups: dict[tuple[str, str, str], list[F]] = {}
     for fact in facts:
         if fact.status in (Status.ACTIVE, Status.CONTESTED):
             groups.setdefault((fact.subject, fact.predicate, str(fact.tier)), []).append(fact)

@@ -1,17 +1,117 @@
-"""Which user turns are worth a fact-extraction call.
+"""Fact extraction's rules: which user turns are worth a model call, and what becomes of each extracted fact.
 
 Why a gate: extraction is one model call per user turn, and most turns of a chat ("haha", "that's so nice",
 "what about you?") say nothing about the speaker. A fact about the user is, with rare exceptions, said in the
 first person ("my sister", "I start Monday", "we moved"), so a turn without any first-person word is skipped.
 The cost of a miss is small (the next turn that mentions it is read); the saving is most small talk.
+
+Why the placement rule lives here: "the same fact twice is stored once; a newer claim of the user supersedes
+their own older claim on the same subject and predicate" is a decision about plain values (the new fact and
+the user's live facts). ``tasks.ledger`` stores what ``place`` decides; the ledger's trust rules still refuse
+anything a user's words may not write.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from enum import StrEnum
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+from ella.ledger.facts import NewFact
+from ella.ledger.rules import Tier, Writer
+from ella.llm.kinds import ExtractedFact
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b")
+SUPERSEDE_REASON = "the user said otherwise later"
 
 
 def worth_extracting(text: str) -> bool:
     return _FIRST_PERSON.search(text.casefold().replace("\u2019", "'")) is not None
+
+
+def followup_window(event_day: date, zone: ZoneInfo, days: float) -> tuple[datetime, datetime]:
+    """Ask about a dated event only after it happened: from the end of its local day, for ``days``."""
+    after = datetime.combine(event_day + timedelta(days=1), time(0, 0), tzinfo=zone)
+    return after, after + timedelta(days=days)
+
+
+def fact_from(extracted: ExtractedFact, message_id: str, zone: ZoneInfo, index: int, followup_days: float) -> NewFact:
+    """The ledger's fact for one extracted fact; its dedupe key makes a redelivered message store nothing new."""
+    window: tuple[datetime | None, datetime | None] = (None, None)
+    if extracted.event_date is not None:
+        window = followup_window(extracted.event_date, zone, followup_days)
+    return NewFact(
+        subject=extracted.subject,
+        predicate=extracted.predicate,
+        object=extracted.object,
+        tier=extracted.tier,
+        confidence=extracted.confidence,
+        note=f"extracted from message {message_id}",
+        source_message_id=message_id,
+        followup_after=window[0],
+        followup_until=window[1],
+        dedupe_key=f"extract:{message_id}:{index}"[:200],
+    )
+
+
+def facts_from(
+    extracted: Iterable[ExtractedFact], message_id: str, zone: ZoneInfo, followup_days: float
+) -> list[NewFact]:
+    return [fact_from(fact, message_id, zone, i, followup_days) for i, fact in enumerate(extracted)]
+
+
+class LiveFact(Protocol):
+    """What placement reads of a live fact."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def tier(self) -> str: ...
+    @property
+    def written_by(self) -> str: ...
+    @property
+    def recorded_at(self) -> datetime: ...
+
+
+class Action(StrEnum):
+    KNOWN = "known"  # the user's world holds it already: store nothing
+    SUPERSEDE = "supersede"  # replaces the user's own older claim (``Placement.replaces``)
+    APPEND = "append"  # a new chain
+
+
+@dataclass(frozen=True)
+class Placement:
+    action: Action
+    replaces: int | None = None
+
+
+def place(new: NewFact, live: Sequence[LiveFact]) -> Placement:
+    """Where one extracted fact goes, given the user's live facts.
+
+    The same subject, predicate and object (in any case) is known. A user claim replaces the newest of the
+    user's own live claims on the same subject and predicate; a claim never replaces canon or anything another
+    writer wrote (it sits beside it, and the brief shows canon). Anything else is appended.
+    """
+    same = [f for f in live if f.subject == new.subject]
+    if any(f.predicate == new.predicate and f.object.casefold() == new.object.casefold() for f in same):
+        return Placement(Action.KNOWN)
+    if new.tier == Tier.USER_CLAIM:
+        own = [
+            f
+            for f in same
+            if f.predicate == new.predicate and f.tier == Tier.USER_CLAIM and f.written_by == Writer.USER
+        ]
+        if own:
+            newest = max(own, key=lambda f: (f.recorded_at, f.id))
+            return Placement(Action.SUPERSEDE, newest.id)
+    return Placement(Action.APPEND)

@@ -66,11 +66,23 @@ def check_write(writer: Writer | str, tier: Tier | str) -> None:
         raise TrustViolation(f"a {writer.value} write may not create a {tier.value} fact")
 
 
+def replaceable_tiers(writer: Writer | str, new_tier: Tier | str) -> frozenset[Tier]:
+    """The tiers of live facts ``writer`` may replace with a ``new_tier`` fact (empty when it may not write
+    ``new_tier`` at all).
+
+    Why a set: ``check_supersede`` is defined by it, and PostgreSQL's one-statement supersession, which learns
+    the old fact's tier only inside the statement, binds the same set into its conditional UPDATE. One rule,
+    so the two ways of superseding cannot drift apart.
+    """
+    writer, new_tier = Writer(writer), Tier(new_tier)
+    return WRITABLE[writer] if new_tier in WRITABLE[writer] else frozenset()
+
+
 def check_supersede(writer: Writer | str, old_tier: Tier | str, new_tier: Tier | str) -> None:
     """A writer may only replace a fact of a tier it could have written, with a tier it may write: a user's
     claim never replaces canon, it sits beside it (and canon wins in the brief)."""
     check_write(writer, new_tier)
-    if Tier(old_tier) not in WRITABLE[Writer(writer)]:
+    if Tier(old_tier) not in replaceable_tiers(writer, new_tier):
         raise TrustViolation(f"a {Writer(writer).value} write may not supersede a {Tier(old_tier).value} fact")
 
 
