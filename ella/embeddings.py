@@ -113,7 +113,7 @@ class HashingEmbedder:
             words = lexicon.words(text)
             word_counts.append(len(words))
             entries.extend([lookup(w) or compute(w) for w in words])
-        out = np.zeros((n, self.dim), dtype=np.float64)
+        out: np.ndarray = np.zeros((n, self.dim), dtype=np.float64)
         if entries:
             words_n = len(entries)
             word_rows = np.repeat(np.arange(n, dtype=np.uint64), word_counts)

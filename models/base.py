@@ -7,11 +7,13 @@ primary keys, so big integer ids fall back to ``INTEGER`` there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import BigInteger, DateTime, Integer, MetaData
-from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.types import TypeDecorator
 
 NAMING = {
@@ -52,13 +54,16 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-def dialect_insert(session: Any) -> Any:
+# ``insert(table)`` of a dialect that knows ON CONFLICT; either one's statement has ``on_conflict_do_nothing``,
+# ``on_conflict_do_update`` and ``excluded``, so callers type-check against both.
+DialectInsert = Callable[[Any], postgresql.Insert | sqlite.Insert]
+
+
+def dialect_insert(session: Session) -> DialectInsert:
     """The INSERT construct of the session's dialect, which knows ON CONFLICT (SQLite and PostgreSQL)."""
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:  # pragma: no cover - only the two supported back ends reach here
-        raise NotImplementedError(f"unsupported dialect {dialect}")
-    return insert
+        return postgresql.insert
+    if dialect == "sqlite":
+        return sqlite.insert
+    raise NotImplementedError(f"unsupported dialect {dialect}")  # pragma: no cover - the two back ends only

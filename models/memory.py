@@ -63,13 +63,13 @@ def recent_descriptions(session: Session, user_id: str, node_type: str, n: int) 
 
 def insert_node(session: Session, values: dict[str, Any]) -> int | None:
     """Insert a node unless its ``dedupe_key`` exists; its id, or None for a duplicate."""
-    stmt = dialect_insert(session)(MemoryNode).values(**values)
-    stmt = stmt.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(MemoryNode.id)
-    return session.scalar(stmt)
+    insert = dialect_insert(session)(MemoryNode).values(**values)
+    return session.scalar(insert.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(MemoryNode.id))
 
 
-def drain_importance(session: Session, user_id: str, poignancy: int) -> int:
-    """Lower the user's reflection trigger by ``poignancy`` in one statement; return the new value.
+def drain_importance(session: Session, user_id: str, poignancy: int) -> int | None:
+    """Lower the user's reflection trigger by ``poignancy`` in one statement; return the new value (None when
+    the user has no row, which the caller treats as "nothing to trigger").
 
     One UPDATE ... RETURNING, so two perceives at once both land: neither reads a value the other is about to
     overwrite.

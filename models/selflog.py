@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Float, ForeignKey, Index, String, Text, select
+from sqlalchemy import CursorResult, Float, ForeignKey, Index, String, Text, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
@@ -59,7 +59,8 @@ def add_entries(
             "dedupe_key": f"selflog:{source}:{i}",
         }
         stmt = insert(SelfLogEntry).values(**values).on_conflict_do_nothing(index_elements=["dedupe_key"])
-        stored += session.execute(stmt).rowcount or 0
+        # An INSERT's result is a CursorResult (it has rowcount); Session.execute is typed for any statement.
+        stored += cast("CursorResult[Any]", session.execute(stmt)).rowcount or 0
     return stored
 
 

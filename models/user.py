@@ -51,10 +51,10 @@ def touch_user(session: Session, user_id: str, seen_at: datetime, defaults: dict
     user's turns queue up and two concurrent messages cannot both open a conversation.
     """
     insert = dialect_insert(session)
-    stmt = insert(User).values(id=user_id, created_at=utcnow(), last_seen_at=seen_at, **defaults)
+    new = insert(User).values(id=user_id, created_at=utcnow(), last_seen_at=seen_at, **defaults)
     newer = case(
-        (or_(User.last_seen_at.is_(None), User.last_seen_at < stmt.excluded.last_seen_at), stmt.excluded.last_seen_at),
+        (or_(User.last_seen_at.is_(None), User.last_seen_at < new.excluded.last_seen_at), new.excluded.last_seen_at),
         else_=User.last_seen_at,
     )
-    stmt = stmt.on_conflict_do_update(index_elements=["id"], set_={"last_seen_at": newer}).returning(User)
+    stmt = new.on_conflict_do_update(index_elements=["id"], set_={"last_seen_at": newer}).returning(User)
     return session.scalars(stmt, execution_options={"populate_existing": True}).one()

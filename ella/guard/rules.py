@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 from ella.guard.prefilter import prefilter_of
 from ella.guard.types import Category, Severity
@@ -169,6 +170,15 @@ class Rule:
     prefilter: frozenset[str] | None = None
 
 
+class RuleFlags(TypedDict, total=False):
+    """The :class:`Rule` fields :func:`rule` passes through unchanged, so a misspelt flag fails the type check."""
+
+    negatable: bool
+    self_check: bool
+    reported: bool
+    guard: Guard | None
+
+
 def rule(
     id: str,
     category: Category,
@@ -178,7 +188,7 @@ def rule(
     after: str | None = None,
     before: str | None = None,
     requires: str | None = None,
-    **flags: object,
+    **flags: Unpack[RuleFlags],
 ) -> Rule:
     """Build a :class:`Rule`, stretching and compiling its regexes once, at import."""
     compiled = compile_pattern(pattern)
@@ -191,7 +201,7 @@ def rule(
         after=re.compile(stretch(after)) if after else None,
         before=re.compile(stretch(before) + r"\s*$") if before else None,
         requires=compile_pattern(requires) if requires else None,
-        **flags,  # type: ignore[arg-type]
+        **flags,
     )
 
 

@@ -7,20 +7,26 @@ backoff and jitter on top, and two layers of full retries would multiply into mi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anthropic
 
 from ella.llm.types import (
+    Block,
     Completion,
     CompletionRequest,
     ModelError,
     PermanentModelError,
     TransientModelError,
+    Turn,
     Usage,
 )
+
+if TYPE_CHECKING:  # the SDK's request TypedDicts, for the type check only (their module paths vary by version)
+    from anthropic.types import MessageParam, TextBlockParam
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -51,20 +57,33 @@ def classify(exc: Exception) -> ModelError:
     return PermanentModelError(f"{type(exc).__name__}: {exc}")
 
 
-def _blocks(blocks: Any) -> list[dict[str, Any]]:
-    return [
-        {"type": "text", "text": b.text, **({"cache_control": {"type": "ephemeral"}} if b.cache else {})}
-        for b in blocks
-    ]
+def _block(block: Block) -> TextBlockParam:
+    param: TextBlockParam = {"type": "text", "text": block.text}
+    if block.cache:
+        param["cache_control"] = {"type": "ephemeral"}
+    return param
 
 
-def request_params(request: CompletionRequest) -> dict[str, Any]:
-    """The Messages API parameters of a request (also the ``params`` of a batch entry)."""
-    params: dict[str, Any] = {
+def _blocks(blocks: Iterable[Block]) -> list[TextBlockParam]:
+    return [_block(b) for b in blocks]
+
+
+def _message(turn: Turn) -> MessageParam:
+    content = _blocks(turn.blocks)
+    if turn.role == "assistant":
+        return {"role": "assistant", "content": content}
+    return {"role": "user", "content": content}
+
+
+def request_params(request: CompletionRequest) -> MessageCreateParamsNonStreaming:
+    """The Messages API parameters of a request (also the ``params`` of a batch entry), typed as the SDK's own
+    parameter dict so an SDK upgrade that renames a field fails the type check."""
+    messages = [_message(t) for t in request.messages]
+    params: MessageCreateParamsNonStreaming = {
         "model": request.model,
         "max_tokens": request.max_tokens,
         "system": _blocks(request.system),
-        "messages": [{"role": t.role, "content": _blocks(t.blocks)} for t in request.messages],
+        "messages": messages,
     }
     if request.user_id:
         # An opaque id for Anthropic's abuse tracking; never the gateway's id or anything personal.

@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -204,12 +203,12 @@ def perceived(name: str, text: str) -> dict[str, Any]:
 
 def salient(statements: Sequence[str], n: int, name: str = "") -> list[str]:
     """The n most salient topics: content words weighted by how often and how poignantly they come up."""
-    weight: Counter[str] = Counter()
+    weight: dict[str, float] = {}  # fractional, so not a Counter; the stable sort keeps ties in first-seen order
     for s in statements:
         p = poignancy_score(s)
         for w in set(content_words(s)) - {name.lower()}:
-            weight[w] += 1 + p / 5 + (2 if w in EVENT_WEIGHTS else 0)
-    return [w for w, _ in weight.most_common(n)]
+            weight[w] = weight.get(w, 0) + 1 + p / 5 + (2 if w in EVENT_WEIGHTS else 0)
+    return [w for w, _ in sorted(weight.items(), key=lambda item: item[1], reverse=True)[:n]]
 
 
 def focal_questions(name: str, statements: Sequence[str], n: int) -> list[str]:
@@ -256,18 +255,19 @@ def memo(name: str, transcript: Sequence[str]) -> str:
 def plan(name: str, transcript: Sequence[str]) -> str:
     """A follow-up on the last upcoming event mentioned, else a check-in on the most salient topic."""
     said = user_lines(transcript, name)
-    upcoming = [line for line in said if FUTURE.search(line)]
+    upcoming = [(line, m) for line in said if (m := FUTURE.search(line)) is not None]
     if upcoming:
-        line = upcoming[-1]
+        line, future = upcoming[-1]
         events = [w for w in chat_words(line) if EVENT_WEIGHTS.get(w, 0) >= 4]
         topic = events[-1] if events else (salient([line], 1, name) or ["plan"])[0]
-        when = re.sub(r"^on\s+", "", FUTURE.search(line).group(0), flags=re.IGNORECASE)  # type: ignore[union-attr]
+        when = re.sub(r"^on\s+", "", future.group(0), flags=re.IGNORECASE)
         return f"after {when}, ask {name} how the {topic} went."
-    topic = salient(said, 1, name)
-    return f"next time, check in with {name} about {topic[0] if topic else 'how they are doing'}."
+    topics = salient(said, 1, name)
+    return f"next time, check in with {name} about {topics[0] if topics else 'how they are doing'}."
 
 
-FACT_PATTERNS = [
+# pattern, (match -> subject, predicate, object), tier
+FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, str, str]], str]] = [
     (
         re.compile(
             r"\bmy (sister|brother|mom|mother|dad|father|partner|friend|dog|cat|boss)(?:'s name)? is "

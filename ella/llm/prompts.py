@@ -92,6 +92,7 @@ def build_request(
     turns = merge_turns(history)
     if turns and turns[-1][0] == "user":
         turns.append(("assistant", "(listening)"))  # the volatile input below is the next user turn
+    # History roles are "user" or "assistant" by the callers' contract; merge_turns keeps them as plain strings.
     messages = [Turn(role, (Block(text, cache=(i == len(turns) - 1)),)) for i, (role, text) in enumerate(turns)]  # type: ignore[arg-type]
     messages.append(Turn("user", (Block(volatile.substitute(values)),)))
     return CompletionRequest(

@@ -37,7 +37,8 @@ _DIA_ID = re.compile(r"D:?(\d+):(\d+)")
 def load(path: str | Path) -> list[dict[str, Any]]:
     """The samples of a LoCoMo file: ``[{conversation: {...}, qa: [...]}, ...]``."""
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        samples: list[dict[str, Any]] = json.load(f)
+    return samples
 
 
 def utterances(samples: Sequence[dict[str, Any]]) -> list[str]:

@@ -147,6 +147,9 @@ class BM25Index:
         if self._length_norm is None and n:
             average = self._total_length / n or 1.0
             self._length_norm = self.k1 * (1.0 - self.b + self.b * self._lengths[:n] / average)
+        length_norm = self._length_norm
+        if length_norm is None:  # no documents, so no postings either
+            return np.zeros(n)
         docs_parts: list[np.ndarray] = []
         weight_parts: list[np.ndarray] = []
         for term, query_tf in Counter(query_tokens).items():
@@ -156,7 +159,7 @@ class BM25Index:
             docs, tfs = postings.docs[: postings.size], postings.tfs[: postings.size]
             idf = math.log(1.0 + (n - postings.size + 0.5) / (postings.size + 0.5))
             docs_parts.append(docs)
-            weight_parts.append(query_tf * idf * tfs * (self.k1 + 1.0) / (tfs + self._length_norm[docs]))
+            weight_parts.append(query_tf * idf * tfs * (self.k1 + 1.0) / (tfs + length_norm[docs]))
         if not docs_parts:
             return np.zeros(n)
         return np.bincount(np.concatenate(docs_parts), weights=np.concatenate(weight_parts), minlength=n)
@@ -374,7 +377,7 @@ class MemoryStore:
         """Add memories in one batch (one embedding call); ids must be new and unique. Default poignancy: 5."""
         count = len(texts)
         start = len(self._ids)
-        ids = list(range(start, start + count)) if memory_ids is None else list(memory_ids)
+        ids: list[Hashable] = list(range(start, start + count)) if memory_ids is None else list(memory_ids)
         expires = [None] * count if expires is None else list(expires)
         episodes = [None] * count if episodes is None else list(episodes)
         if not len(created) == len(ids) == len(expires) == len(episodes) == count:
