@@ -22,7 +22,7 @@ RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))
     && pip install -r requirements.txt
 
 # Everything the wheel packages (pyproject.toml: packages.find include, py-modules, package data such as
-# migrations/script.py.mako). tests/test_compose.py checks this list against pyproject.toml.
+# migrations/script.py.mako). tests/test_docker_compose.py checks this list against pyproject.toml.
 COPY README.md beat_schedule.py ./
 COPY workers ./workers
 COPY tasks ./tasks

@@ -2,7 +2,7 @@
 
 Why one port: every cognitive step (poignancy, triples, reflection, replies, facts, verdicts, digests) needs
 the same care: a cache-friendly prompt, a global cap on calls in flight, output validated against the kind's
-schema with the error fed back for repair, every call written to the usage ledger, and transient failures
+schema with the error fed back for repair, every call recorded as model usage, and transient failures
 left to the caller's retry policy (a Celery retry) rather than swallowed. Callers must check
 ``result.failsafe`` and never store a fail-safe as a memory or a fact.
 """
@@ -24,7 +24,7 @@ T = TypeVar("T", bound=KindOutput)
 
 @dataclass(frozen=True)
 class CallRecord:
-    """One provider call, for the usage ledger."""
+    """One provider call, for the model-usage table (``model_calls``)."""
 
     user_id: str | None
     kind: str
