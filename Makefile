@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench install clean
+.PHONY: demo test test-fast lint bench install clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ lint: $(STAMP)
 ## its output is assigned first because `eval "$(...)"` alone would lose the exit status.
 test: $(STAMP) lint
 	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; $(BIN)/pytest $(PYTEST_ARGS)
+
+## The pure domain tests in seconds, with no services: a Redis URL that answers nothing proves none is used.
+test-fast: $(STAMP)
+	ELLA_TEST_DATABASES=sqlite ELLA_TEST_REDIS_URL=redis://127.0.0.1:1/0 $(BIN)/pytest -q -m domain
 
 bench: $(STAMP)
 	@set -e; eval "$$(sh .ci/services.sh)"; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done

@@ -7,6 +7,7 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -192,7 +193,8 @@ def eval_locomo(
 
     from ella.memory import locomo
 
-    methods = {"both": ["fused", "bm25"], "fused": ["fused"], "bm25": ["bm25"]}.get(method.strip().lower())
+    choices: dict[str, list[locomo.Method]] = {"both": ["fused", "bm25"], "fused": ["fused"], "bm25": ["bm25"]}
+    methods = choices.get(method.strip().lower())
     if methods is None:
         raise typer.BadParameter(f"expected fused, bm25 or both, got {method!r}", param_hint="--method")
     try:
@@ -210,7 +212,7 @@ def eval_locomo(
             recalls = (f"{result[f'recall@{n}'][category]:.3f}" for n in ks)
             table.add_row(category, *recalls, str(result["questions"][category]))
         console.print(table)
-    summary = dict(results[methods[0]])
+    summary: dict[str, Any] = dict(results[methods[0]])
     if len(methods) > 1:
         summary["bm25"] = {key: value for key, value in results["bm25"].items() if key != "questions"}
     typer.echo(json.dumps(summary))

@@ -9,7 +9,7 @@ clock may tick; then the history, memory nodes and self-log in one autocommit re
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -19,11 +19,11 @@ from ella.guard.disclosure import DisclosurePolicy
 from ella.ledger.brief import world_brief
 from ella.reply import Composed, ReplyContext, ReplyPolicy, compose_reply
 from ella.selflog import recent_thoughts
-from models.ledger import world_facts
 from models.memory import user_nodes
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
 from models.user import User, touch_user
+from models.world_clock import advance_world
 from workers.db import autocommit_scope, session_scope
 from workers.embedding_cache import shared_embedder
 from workers.llm import get_port
@@ -51,8 +51,6 @@ def reply_policy(settings: Settings) -> ReplyPolicy:
 
 
 def disclosure_policy(settings: Settings) -> DisclosurePolicy:
-    from datetime import timedelta
-
     interval = timedelta(hours=settings.ai_disclosure_interval_h)
     return DisclosurePolicy(settings.ai_disclosure, continuing_interval=interval, minor_break_interval=interval)
 
@@ -63,7 +61,7 @@ def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
     user_id = payload.user_id
     with session_scope() as session:  # a write transaction: a new world is anchored, the clock may tick
         touch_user(session, user_id, payload.sent_at, new_user_defaults(settings))
-        brief = world_brief(world_facts(session, user_id, now), settings.world_brief_max_tokens)
+        brief = world_brief(advance_world(session, user_id, now), settings.world_brief_max_tokens)
     with autocommit_scope() as session:
         return ReplyContext(
             history=open_conversation_history(session, user_id),
