@@ -1,7 +1,7 @@
 """Ella's reply to one user message: inbound guard → generation → outbound guard → fallback → disclosure.
 
 Where each step is:
-- ``compose_reply`` runs them in order. The inbound guard routes a boundary message to a hand-written reply
+- ``respond`` runs them in order. The inbound guard routes a boundary message to a hand-written reply
   (``ella.guard.replies``) with no model call. Otherwise ``generate_reply`` asks the live-reply model with her
   context (the world brief, canon first; her recent first-person statements, framed as hers and not as facts;
   retrieved memories; the conversation so far).
@@ -68,7 +68,7 @@ class ReplyPolicy:
 
 
 @dataclass(frozen=True)
-class Composed:
+class ReplyOutcome:
     """A reply, the memories it drew on (their last access is set with the turn), the turn's perception and
     the reply's self-statements from the same call (None and empty when the reply is a fallback: a fail-safe
     is never a memory, nor something Ella said about herself)."""
@@ -81,7 +81,7 @@ class Composed:
     dead_letter_reason: str | None = None  # the model refused or stayed down: the caller records it
 
 
-def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[[], str]) -> Composed | None:
+def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[[], str]) -> ReplyOutcome | None:
     """The hand-written reply for a message the guard routes away from the model, else None."""
     if not policy.guard_enabled:
         return None
@@ -91,20 +91,20 @@ def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[
     resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}
     text = canned_reply(inbound.route, inbound.category, payload.message_id, locale(), resources)
     category = "check_in" if inbound.route == Route.CHECK_IN else str(inbound.category)
-    return Composed(OutgoingReply(text=text, route="canned", category=category), fires=[("inbound", inbound)])
+    return ReplyOutcome(OutgoingReply(text=text, route="canned", category=category), fires=[("inbound", inbound)])
 
 
-def check_outbound(composed: Composed, policy: ReplyPolicy) -> Composed:
+def check_outbound(outcome: ReplyOutcome, policy: ReplyPolicy) -> ReplyOutcome:
     """A generated reply on its way out: the safe fallback if it fires the guard's rules."""
-    if not policy.guard_enabled or composed.reply.route != "generated":
-        return composed
-    outbound = classify(composed.reply.text, learned=False)  # the rules judge Ella's own words
+    if not policy.guard_enabled or outcome.reply.route != "generated":
+        return outcome
+    outbound = classify(outcome.reply.text, learned=False)  # the rules judge Ella's own words
     if outbound.category == Category.OK:
-        return composed
+        return outcome
     log.warning("outbound drift: the generated reply fired %s (%s); the safe fallback was sent",
                 outbound.category, outbound.matched)  # fmt: skip
     fallback = OutgoingReply(text=SAFE_FALLBACK, route="fallback", category=str(outbound.category))
-    return Composed(fallback, composed.memory_ids, fires=[("outbound", outbound)])
+    return ReplyOutcome(fallback, outcome.memory_ids, fires=[("outbound", outbound)])
 
 
 def generate_reply(
@@ -116,7 +116,7 @@ def generate_reply(
     *,
     weights: RetrievalWeights,
     final_attempt: bool,
-) -> Composed:
+) -> ReplyOutcome:
     """Ella's reply through the model port; the fallback text when the model fails for good.
 
     A transient model error propagates (the task retries) unless this is the last attempt.
@@ -151,15 +151,15 @@ def generate_reply(
         reason = f"model unavailable for the live reply after retries (the fallback was sent): {exc}"
     else:
         if result.failsafe:
-            return Composed(OutgoingReply(text=result.value.reply, route="fallback"), memory_ids)
+            return ReplyOutcome(OutgoingReply(text=result.value.reply, route="fallback"), memory_ids)
         value = result.value
         statements = [item.model_dump() for item in value.self_statements]
-        return Composed(OutgoingReply(text=value.reply), memory_ids, value.perception.model_dump(), statements)
+        return ReplyOutcome(OutgoingReply(text=value.reply), memory_ids, value.perception.model_dump(), statements)
     fallback = OutgoingReply(text=Reply.failsafe({}).reply, route="fallback")
-    return Composed(fallback, memory_ids, dead_letter_reason=reason)
+    return ReplyOutcome(fallback, memory_ids, dead_letter_reason=reason)
 
 
-def compose_reply(
+def respond(
     port: ModelPort,
     embedder: Embedder,
     payload: IngestPayload,
@@ -169,7 +169,7 @@ def compose_reply(
     load_context: Callable[[], ReplyContext],
     locale: Callable[[], str],
     final_attempt: bool,
-) -> Composed:
+) -> ReplyOutcome:
     """Guarded in, generated (or hand-written), guarded out. ``load_context`` and ``locale`` are called only
     when needed: a canned reply needs the locale, a model that reads context needs the context."""
     canned = check_inbound(payload, policy, locale)
@@ -177,10 +177,8 @@ def compose_reply(
         return canned
     # The offline engine reads no context: skip the loading on its hot path.
     context = load_context() if port.provider.reads_context else ReplyContext()
-    composed = generate_reply(
-        port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt
-    )
-    return check_outbound(composed, policy)
+    outcome = generate_reply(port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt)
+    return check_outbound(outcome, policy)
 
 
 @dataclass(frozen=True)
@@ -214,14 +212,14 @@ def disclose(
 
 
 __all__ = [
-    "Composed",
+    "ReplyOutcome",
     "Disclosure",
     "OutgoingReply",
     "ReplyContext",
     "ReplyPolicy",
     "check_inbound",
     "check_outbound",
-    "compose_reply",
+    "respond",
     "disclose",
     "generate_reply",
 ]

@@ -22,7 +22,7 @@ from workers.app import app
 from workers.db import session_scope
 from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
-from workers.reply_service import compose
+from workers.reply_service import answer
 from workers.routing import TaskName
 from workers.settings import get_settings
 
@@ -54,9 +54,9 @@ def boundary_regression(self: ReliableTask) -> dict[str, Any]:
         payload = IngestPayload(
             message_id=f"regression-{run}-{i}", user_id=REGRESSION_USER, text=text, sent_at=datetime.now(UTC)
         )
-        composed = compose(payload, final_attempt=True)
-        counts[composed.reply.route] = counts.get(composed.reply.route, 0) + 1
-        drifted = [verdict for direction, verdict in composed.fires if direction == "outbound"]
+        outcome = answer(payload, final_attempt=True)
+        counts[outcome.reply.route] = counts.get(outcome.reply.route, 0) + 1
+        drifted = [verdict for direction, verdict in outcome.fires if direction == "outbound"]
         if not drifted:
             continue
         verdict = drifted[0]

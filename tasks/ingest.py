@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
-from ella.reply import Composed, disclose
+from ella.reply import ReplyOutcome, disclose
 from models.base import utcnow
 from models.boundary import log_verdict
 from models.conversation import Conversation
@@ -43,7 +43,7 @@ from workers.logs import user_scope
 from workers.publishing import publish, publish_stored_reply
 from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
-from workers.reply_service import compose, disclosure_policy, new_user_defaults
+from workers.reply_service import answer, disclosure_policy, new_user_defaults
 from workers.routing import TaskName
 from workers.settings import get_settings
 
@@ -59,7 +59,7 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
     return found
 
 
-def store_turn(session: Session, payload: IngestPayload, composed: Composed, task_id: str | None) -> OutboxRecord:
+def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, task_id: str | None) -> OutboxRecord:
     """The turn, its reply and everything that belongs with them, in the caller's transaction."""
     settings = get_settings()
     record = store_exchange(
@@ -69,12 +69,12 @@ def store_turn(session: Session, payload: IngestPayload, composed: Composed, tas
         text=payload.text,
         sent_at=payload.sent_at,
         external_conversation_id=payload.conversation_id,
-        reply=composed.reply,
+        reply=outcome.reply,
         timeout=timedelta(seconds=settings.conversation_inactivity_timeout_s),
         user_defaults=new_user_defaults(settings),
         task_id=task_id,
     )
-    for direction, verdict in composed.fires:
+    for direction, verdict in outcome.fires:
         log.info("boundary %s: %s/%s by %s", direction, verdict.category, verdict.route, verdict.matched)
         log_verdict(
             session,
@@ -101,9 +101,9 @@ def store_turn(session: Session, payload: IngestPayload, composed: Composed, tas
         given.ai_disclosed_at,
         given.break_reminded_at,
     )
-    if composed.self_statements:
-        add_entries(session, payload.user_id, utcnow(), composed.self_statements, payload.message_id)
-    mark_accessed(session, composed.memory_ids, datetime.now(UTC))
+    if outcome.self_statements:
+        add_entries(session, payload.user_id, utcnow(), outcome.self_statements, payload.message_id)
+    mark_accessed(session, outcome.memory_ids, datetime.now(UTC))
     return record
 
 
@@ -114,14 +114,14 @@ def ingest(
     if stored_message(payload) is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
         return publish_stored_reply(payload.message_id), None
-    composed = compose(payload, final_attempt)
-    if composed.dead_letter_reason:
-        reason, kwargs = composed.dead_letter_reason, payload.model_dump(mode="json")
+    outcome = answer(payload, final_attempt)
+    if outcome.dead_letter_reason:
+        reason, kwargs = outcome.dead_letter_reason, payload.model_dump(mode="json")
         record_dead_letter(TaskName.INGEST_MESSAGE, task_id, reason, [], kwargs)
     usage = held_usage_rows()
     try:
         with session_scope() as session:
-            record = store_turn(session, payload, composed, task_id)
+            record = store_turn(session, payload, outcome, task_id)
             write_usage(list(usage), session)  # the reply's model calls, in the same commit
             closed = list(session.info.get("closed_conversations", []))
     except IntegrityError:
@@ -132,7 +132,7 @@ def ingest(
     usage.clear()  # committed with the turn
     for conversation_id in closed:
         events.conversation_closed(conversation_id)
-    return publish(record), composed.perception
+    return publish(record), outcome.perception
 
 
 class IngestTask(ReliableTask):

@@ -13,7 +13,7 @@ from ella.guard.disclosure import AI_NOTICE, BREAK_REMINDER, DisclosurePolicy
 from ella.guard.replies import SAFE_FALLBACK
 from ella.llm.port import ModelPort
 from ella.llm.types import Completion, CompletionRequest, PermanentModelError, Usage
-from ella.reply import ReplyContext, ReplyPolicy, compose_reply, disclose
+from ella.reply import ReplyContext, ReplyPolicy, disclose, respond
 
 pytestmark = pytest.mark.domain
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -42,7 +42,7 @@ def answer(model: Model, text: str, loads: list[int] | None = None):
         return ReplyContext()
 
     payload = IngestPayload(message_id="m-1", user_id="sam", text=text, sent_at=NOW)
-    return compose_reply(
+    return respond(
         ModelPort(model, {"live_reply": "m"}, max_repairs=0), HashingEmbedder(), payload, NOW,
         policy=ReplyPolicy(), load_context=load, locale=lambda: "en_GB", final_attempt=True,
     )  # fmt: skip
@@ -50,30 +50,30 @@ def answer(model: Model, text: str, loads: list[int] | None = None):
 
 def test_a_crisis_message_gets_the_hand_written_referral_with_no_model_call():
     model = Model("hello")
-    composed = answer(model, "I want to kill myself tonight")
-    assert model.calls == 0 and composed.reply.route == "canned" and composed.reply.category == "emotional_crisis"
-    assert composed.fires and composed.fires[0][0] == "inbound" and composed.perception is None
+    outcome = answer(model, "I want to kill myself tonight")
+    assert model.calls == 0 and outcome.reply.route == "canned" and outcome.reply.category == "emotional_crisis"
+    assert outcome.fires and outcome.fires[0][0] == "inbound" and outcome.perception is None
 
 
 def test_a_reply_that_drifts_romantic_is_replaced_by_the_fallback_and_keeps_no_memory():
-    composed = answer(Model("I love you too, my darling. I'm all yours."), "how was your day?")
-    assert composed.reply.text == SAFE_FALLBACK and composed.reply.route == "fallback"
-    assert composed.perception is None and composed.self_statements == []
-    assert composed.fires[0][0] == "outbound"
+    outcome = answer(Model("I love you too, my darling. I'm all yours."), "how was your day?")
+    assert outcome.reply.text == SAFE_FALLBACK and outcome.reply.route == "fallback"
+    assert outcome.perception is None and outcome.self_statements == []
+    assert outcome.fires[0][0] == "outbound"
 
 
 def test_context_is_loaded_only_for_a_model_that_reads_it():
     loads: list[int] = []
     answer(Model("Nice to hear!", reads_context=False), "I baked bread", loads)
     assert loads == []
-    composed = answer(Model("Nice to hear!"), "I baked bread", loads)
-    assert loads == [1] and composed.reply.route == "generated" and composed.perception is not None
+    outcome = answer(Model("Nice to hear!"), "I baked bread", loads)
+    assert loads == [1] and outcome.reply.route == "generated" and outcome.perception is not None
 
 
 def test_a_refusing_model_gets_the_fallback_and_a_reason_for_the_dead_letter():
-    composed = answer(Model(PermanentModelError("400 bad request", 400)), "hi there")
-    assert composed.reply.route == "fallback" and composed.perception is None
-    assert composed.dead_letter_reason and "refused" in composed.dead_letter_reason
+    outcome = answer(Model(PermanentModelError("400 bad request", 400)), "hi there")
+    assert outcome.reply.route == "fallback" and outcome.perception is None
+    assert outcome.dead_letter_reason and "refused" in outcome.dead_letter_reason
 
 
 def test_disclosure_on_the_first_turn_and_a_minors_break_after_three_hours():

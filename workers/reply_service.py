@@ -1,6 +1,6 @@
 """``ella.reply`` wired to this process: its model port, its embedder, the database and the settings.
 
-Why a module of its own: two tasks compose replies the same way (``ella.ingest_message`` for users and the
+Why a module of its own: two tasks make replies the same way (``ella.ingest_message`` for users and the
 nightly ``ella.boundary_regression`` for its synthetic user), and a task module never imports another.
 Loading is here (the user's row and world first, in a write transaction: a new world is anchored and the world
 clock may tick; then the history, memory nodes and self-log in one autocommit read); the decisions are in
@@ -17,7 +17,7 @@ from sqlalchemy import select
 from ella.contract import IngestPayload
 from ella.guard.disclosure import DisclosurePolicy
 from ella.ledger.brief import world_brief
-from ella.reply import Composed, ReplyContext, ReplyPolicy, compose_reply
+from ella.reply import ReplyContext, ReplyOutcome, ReplyPolicy, respond
 from ella.selflog import recent_thoughts
 from models.memory import user_nodes
 from models.selflog import recent_entries
@@ -76,10 +76,10 @@ def user_locale(user_id: str) -> str:
         return session.scalar(select(User.locale).where(User.id == user_id)) or "en_US"
 
 
-def compose(payload: IngestPayload, final_attempt: bool) -> Composed:
+def answer(payload: IngestPayload, final_attempt: bool) -> ReplyOutcome:
     """Ella's reply to ``payload`` (nothing stored: the caller stores the turn)."""
     now = datetime.now(UTC)
-    return compose_reply(
+    return respond(
         get_port(),
         shared_embedder(),
         payload,
