@@ -75,9 +75,10 @@ def close_conversation(self: ReliableTask, conversation_id: int) -> int:
             turn_poignancy=turn_poignancy,
         )
         with session_scope() as session:
-            chat_id = insert_node(session, chat.columns()) or session.scalars(
-                select(MemoryNode.id).where(MemoryNode.dedupe_key == chat.dedupe_key)
-            ).one()  # stored by an earlier delivery
+            chat_id = (
+                insert_node(session, chat.columns())
+                or session.scalars(select(MemoryNode.id).where(MemoryNode.dedupe_key == chat.dedupe_key)).one()
+            )  # stored by an earlier delivery
         drafts = closing_thoughts(
             shared_embedder(),
             notes,
