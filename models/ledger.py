@@ -364,12 +364,3 @@ def users_with_contests(session: Session, after: str, limit: int) -> list[str]:
             .limit(limit)
         )
     )
-
-
-def world_facts(session: Session, user_id: str, now: datetime | None = None) -> list[WorldFact]:
-    """The old name of ``models.world_clock.advance_world`` (which may WRITE: anchors and ticks), kept only until
-    ``tasks.compose.reply_context`` calls the new name; remove it then. For a read that never writes, use
-    ``current``."""
-    from models.world_clock import advance_world  # a thin alias; the import is here to keep the modules acyclic
-
-    return advance_world(session, user_id, now or utcnow())

@@ -354,7 +354,6 @@ def test_the_one_statement_inserts_every_column_the_table_gives_a_new_fact():
 
 
 def test_reading_the_world_never_writes_and_advance_world_catches_its_clock_up(migrated_db):
-    from models.ledger import world_facts
 
     user = make_user()
     with session_scope() as s:
@@ -365,7 +364,7 @@ def test_reading_the_world_never_writes_and_advance_world_catches_its_clock_up(m
         before = len(history(s, user))
         current(s, user)
         assert len(history(s, user)) == before == 7
-        tomorrow = {f.subject: f for f in world_facts(s, user, T0 + timedelta(days=1))}  # the old name, an alias
+        tomorrow = {f.subject: f for f in advance_world(s, user, T0 + timedelta(days=1))}
     assert tomorrow["world.weather_today"].note == "weather for 2026-11-02"
 
 
