@@ -8,6 +8,7 @@ from models.dead_letter import DeadLetter
 from models.ledger import FactEvent, WorldFact
 from models.memory import MemoryNode
 from models.message import InboundMessage
+from models.notifications import NotificationCandidate
 from models.outbox import OutboxRecord
 from models.review import FactReview
 from models.selflog import SelfLogEntry
@@ -24,6 +25,7 @@ __all__ = [
     "FactReview",
     "InboundMessage",
     "MemoryNode",
+    "NotificationCandidate",
     "ModelBatch",
     "ModelBatchItem",
     "ModelCall",

@@ -59,6 +59,9 @@ LIVE_SQL = "status IN ('active', 'contested')"
 Key = String(200).with_variant(String(200, collation="C"), "postgresql")
 
 
+FOLLOWUP_SQL = "status = 'active' AND followup_after IS NOT NULL"
+
+
 class WorldFact(Base):
     __tablename__ = "world_facts"
     __table_args__ = (
@@ -72,6 +75,13 @@ class WorldFact(Base):
             unique=True,
             postgresql_where=text(LIVE_SQL),
             sqlite_where=text(LIVE_SQL),
+        ),
+        # Follow-ups: active facts whose window opens, found by the window, not by scanning every user.
+        Index(
+            "ix_world_facts_followup_open",
+            "followup_after",
+            postgresql_where=text(FOLLOWUP_SQL),
+            sqlite_where=text(FOLLOWUP_SQL),
         ),
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, CheckConstraint, Integer, SmallInteger, String, case, or_
+from sqlalchemy import Boolean, CheckConstraint, Integer, SmallInteger, String, case, or_, true
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, UTCDateTime, dialect_insert, utcnow
@@ -41,6 +41,11 @@ class User(Base):
     locale: Mapped[str] = mapped_column(
         String(16), default="en_US", server_default="en_US", comment="for crisis resources"
     )
+    # The profile the gateway sends (ella.update_profile): an older update never overwrites a newer one.
+    notifications_enabled: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    profile_updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), comment="the gateway's updated_at")
+    # When Ella last reached out (any kind): the spacing rule reads it without scanning notifications.
+    last_notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 def touch_user(session: Session, user_id: str, seen_at: datetime, defaults: dict[str, Any]) -> User:
