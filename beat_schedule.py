@@ -39,6 +39,21 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": crontab(minute=15, hour=2),
             "options": {"queue": Queue.BATCH.name_in(settings), "expires": 6 * 3600},
         },
+        "make-followups": {
+            "task": TaskName.MAKE_FOLLOWUPS,
+            "schedule": 900.0,
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 890},
+        },
+        "make-generic-checkins": {
+            "task": TaskName.MAKE_GENERIC_CHECKINS,
+            "schedule": crontab(minute=45, hour="*/6"),
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 3 * 3600},
+        },
+        "dispatch-notifications": {
+            "task": TaskName.DISPATCH_NOTIFICATIONS,
+            "schedule": settings.notification_dispatch_interval_s,
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": settings.notification_dispatch_interval_s},
+        },
         "flush-model-batches": {
             "task": TaskName.FLUSH_MODEL_BATCHES,
             "schedule": 300.0,

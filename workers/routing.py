@@ -41,6 +41,10 @@ class TaskName(StrEnum):
     BOUNDARY_REGRESSION = "ella.boundary_regression"
     FLUSH_MODEL_BATCHES = "ella.flush_model_batches"
     POLL_MODEL_BATCHES = "ella.poll_model_batches"
+    UPDATE_PROFILE = "ella.update_profile"
+    MAKE_FOLLOWUPS = "ella.make_followups"
+    MAKE_GENERIC_CHECKINS = "ella.make_generic_checkins"
+    DISPATCH_NOTIFICATIONS = "ella.dispatch_notifications"
 
 
 QUEUE_OF: dict[TaskName, Queue] = {
@@ -55,6 +59,10 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.BOUNDARY_REGRESSION: Queue.BATCH,
     TaskName.FLUSH_MODEL_BATCHES: Queue.BATCH,
     TaskName.POLL_MODEL_BATCHES: Queue.BATCH,
+    TaskName.UPDATE_PROFILE: Queue.INBOUND,  # from the gateway, like a message: the next reply must see it
+    TaskName.MAKE_FOLLOWUPS: Queue.BATCH,
+    TaskName.MAKE_GENERIC_CHECKINS: Queue.BATCH,
+    TaskName.DISPATCH_NOTIFICATIONS: Queue.BATCH,
 }
 
 

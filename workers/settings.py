@@ -169,6 +169,19 @@ class Settings(BaseSettings):
         description="The nightly boundary regression corpus (JSON lines); by default the one in the package.",
     )
     contested_page_users: int = Field(100, ge=1, description="Users per page of the weekly contested-fact run.")
+    notification_min_gap_h: float = Field(
+        48.0, ge=0, description="Hours between two notifications of any kind to one user (the seed: 2 days)."
+    )
+    notification_daily_cap: int = Field(1, ge=0, description="Notifications per local day of the user.")
+    notification_reply_window_h: float = Field(
+        24.0, gt=0, description="A notification opens a conversation that a reply within this many hours continues."
+    )
+    notification_generic_quiet_days: float = Field(
+        7.0, gt=0, description="A generic check-in only after this long without a notification, at most this often."
+    )
+    notification_generic_fresh_h: float = Field(12.0, gt=0, description="How long a generic check-in stays fresh.")
+    notification_dispatch_interval_s: float = Field(300.0, gt=0, description="How often beat dispatches.")
+    notification_page: int = Field(500, ge=1, description="Candidates or users per page of a notification job.")
 
     @field_validator("anthropic_api_key", "flower_basic_auth", mode="before")
     @classmethod
