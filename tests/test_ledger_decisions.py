@@ -35,6 +35,7 @@ class Fact:
     written_by: str = "anchor"
     confidence: float = 1.0
     note: str = ""
+    followup_after: datetime | None = None
 
 
 def anchored(at: datetime = T0) -> list[Fact]:
@@ -91,6 +92,24 @@ def test_an_extracted_fact_is_known_supersedes_the_users_own_claim_or_is_appende
     door = extraction.place(NewFact("ellahome.exterior.door_color", "color", "blue", "user_claim"), live)
     assert door.action == Action.APPEND  # beside canon, never over it
     assert extraction.place(NewFact("user.city", "is", "York", "inferred"), live).action == Action.APPEND
+
+
+def test_a_dated_event_sits_beside_another_and_the_same_event_on_another_day_replaces_it():
+    london = ZoneInfo("Europe/London")
+    thursday = ExtractedFact(subject="user", predicate="has_upcoming", object="interview", tier="user_claim",
+                             confidence=0.9, event_date=date(2026, 12, 3))  # fmt: skip
+    (interview,) = extraction.facts_from([thursday], "m1", london, 3)
+    live = [Fact(7, "user", "interview", tier="user_claim", predicate="has_upcoming", written_by="user",
+                 followup_after=interview.followup_after)]  # fmt: skip
+    assert extraction.place(interview, live).action == Action.KNOWN  # the same event on the same day
+    dentist = ExtractedFact(subject="user", predicate="has_upcoming", object="dentist appointment",
+                            tier="user_claim", confidence=0.9, event_date=date(2026, 12, 2))  # fmt: skip
+    (other,) = extraction.facts_from([dentist], "m2", london, 3)
+    assert extraction.place(other, live).action == Action.APPEND  # another event does not replace it
+    moved = thursday.model_copy(update={"event_date": date(2026, 12, 8)})
+    (later,) = extraction.facts_from([moved], "m3", london, 3)
+    placed = extraction.place(later, live)
+    assert (placed.action, placed.replaces) == (Action.SUPERSEDE, 7)  # the interview moved: the old day dies
 
 
 def verdict(winner: int, failsafe: bool = False, error: str = "") -> ModelResult[ContestedVerdict]:

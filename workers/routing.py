@@ -3,7 +3,7 @@
 Why one module: a task name is a contract (the gateway sends ``ella.ingest_message`` by name, beat names its
 jobs, operators grep for them in Flower) and a queue is a capacity decision (the inbound queue must never wait
 behind a batch job). Both were strings scattered over the task modules, the app's routes and beat; here they
-are an enum each, and ``tests/test_routing.py`` checks that every route and every beat entry names a registered
+are an enum each, and ``tests/test_architecture.py`` checks that every route and every beat entry names a registered
 task and that every registered task has a queue. Importing this module imports nothing of ours but settings.
 """
 

@@ -78,6 +78,8 @@ class LiveFact(Protocol):
     @property
     def tier(self) -> str: ...
     @property
+    def followup_after(self) -> datetime | None: ...
+    @property
     def written_by(self) -> str: ...
     @property
     def recorded_at(self) -> datetime: ...
@@ -101,17 +103,24 @@ def place(new: NewFact, live: Sequence[LiveFact]) -> Placement:
     The same subject, predicate and object (in any case) is known. A user claim replaces the newest of the
     user's own live claims on the same subject and predicate; a claim never replaces canon or anything another
     writer wrote (it sits beside it, and the brief shows canon). Anything else is appended.
+
+    A dated event (one with a follow-up window) is one event per object: "my interview is on Thursday" and "my
+    dentist appointment is on Wednesday" sit side by side, and the same event on another day ("the interview
+    moved to next Tuesday") replaces the user's own earlier claim, so the old day's follow-up dies with it.
     """
-    same = [f for f in live if f.subject == new.subject]
-    if any(f.predicate == new.predicate and f.object.casefold() == new.object.casefold() for f in same):
+    same = [f for f in live if f.subject == new.subject and f.predicate == new.predicate]
+    alike = [f for f in same if f.object.casefold() == new.object.casefold()]
+    if new.followup_after is not None:
+        if any(f.followup_after == new.followup_after for f in alike):
+            return Placement(Action.KNOWN)
+        same = alike  # another event is not this one: only the same event on another day is replaced
+    elif alike:
         return Placement(Action.KNOWN)
     if new.tier == Tier.USER_CLAIM:
-        own = [
-            f
-            for f in same
-            if f.predicate == new.predicate and f.tier == Tier.USER_CLAIM and f.written_by == Writer.USER
-        ]
+        own = [f for f in same if f.tier == Tier.USER_CLAIM and f.written_by == Writer.USER]
         if own:
             newest = max(own, key=lambda f: (f.recorded_at, f.id))
             return Placement(Action.SUPERSEDE, newest.id)
+    if alike:
+        return Placement(Action.KNOWN)
     return Placement(Action.APPEND)
