@@ -20,7 +20,7 @@ facts in hand: see ``grounds_hold``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from enum import StrEnum
@@ -153,6 +153,40 @@ def should_send(candidate: CandidateState, user: Recipient, now: datetime, rules
             return Decision(False, Hold.OUTSIDE_ACTIVE_HOURS, candidate.fresh_until)
         return Decision(False, Hold.OUTSIDE_ACTIVE_HOURS, user.active_hours.next_edge(local, entering=True))
     return Decision(True)
+
+
+def recipient(
+    *,
+    zone: str,
+    active: tuple[int, int],
+    do_not_disturb: tuple[int, int],
+    notifications_on: bool,
+    last_notified_at: datetime | None,
+    now: datetime,
+    sent_at: Iterable[datetime] = (),
+    conversation_close_due_at: datetime | None = None,
+) -> Recipient:
+    """The user as the rules see them, from the profile's plain values (windows in minutes after local midnight;
+    ``start == end`` means no do-not-disturb). ``sent_at``: when their recent notifications went out (the last
+    day is enough); those since the user's local midnight count towards the daily cap, and so does
+    ``last_notified_at`` when nothing else is known. An open conversation is live only until its close due time."""
+    tz = ZoneInfo(zone)
+    midnight = datetime.combine(now.astimezone(tz).date(), time(0, 0), tzinfo=tz)
+    sent_today = sum(1 for at in sent_at if midnight <= at <= now)
+    if sent_today == 0 and last_notified_at is not None and midnight <= last_notified_at <= now:
+        sent_today = 1
+    live = (
+        conversation_close_due_at if conversation_close_due_at is not None and conversation_close_due_at > now else None
+    )
+    return Recipient(
+        zone=tz,
+        active_hours=Window(*active),
+        do_not_disturb=None if do_not_disturb[0] == do_not_disturb[1] else Window(*do_not_disturb),
+        notifications_on=notifications_on,
+        last_notified_at=last_notified_at,
+        sent_today=sent_today,
+        conversation_live_until=live,
+    )
 
 
 def grounds_hold(based_on_facts: Collection[int], live_fact_ids: Collection[int]) -> bool:
