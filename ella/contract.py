@@ -3,16 +3,23 @@
 Why strict: a gateway bug must surface as a dead-letter row with a reason the gateway engineer can act on,
 not as a half-stored turn or a worker crash. Unknown keys, naive datetimes and texts no database can hold
 (lone surrogates, NUL) are refused, not repaired.
+
+Two payloads come in: a message (``IngestPayload``, task ``ella.ingest_message``) and the user's profile
+(``ProfilePayload``, task ``ella.update_profile``), a full snapshot ordered by the gateway's ``updated_at``.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+
+from ella.profile import LOCALE_PATTERN, WINDOW_PATTERN, iana_zones, window_minutes
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@/+=-]*$"
+ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
 class MalformedPayload(ValueError):
@@ -67,11 +74,79 @@ def parse_ingest(args: tuple[Any, ...], kwargs: dict[str, Any], max_chars: int) 
     try:
         payload = IngestPayload.model_validate(kwargs)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}" for err in exc.errors()
-        )
-        raise MalformedPayload(problems) from None
+        raise MalformedPayload(problems(exc)) from None
     return payload.model_copy(update={"text": clean_text(payload.text, max_chars)})
+
+
+def problems(exc: ValidationError) -> str:
+    """Every problem of a payload, each naming its field: the dead letter's reason."""
+    return "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}" for err in exc.errors())
+
+
+class ProfilePayload(BaseModel):
+    """kwargs of ella.update_profile: the user's whole profile as of updated_at (every key required)."""
+
+    model_config = ConfigDict(extra="forbid", strict=False, frozen=True)
+
+    user_id: str = Field(min_length=1, max_length=128, pattern=ID_PATTERN, description="As in ella.ingest_message.")
+    updated_at: AwareDatetime = Field(
+        description="When the gateway took this snapshot, ISO-8601 with a zone; an older one never wins."
+    )
+    timezone: str = Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/London.")
+    locale: str = Field(
+        pattern=LOCALE_PATTERN,
+        description="language[_COUNTRY], e.g. en_GB, de_DE, en; the country picks the crisis line.",
+    )
+    is_minor: StrictBool = Field(description="true for a user known to be a minor (break reminders, CA SB 243).")
+    do_not_disturb: str | None = Field(
+        pattern=WINDOW_PATTERN,
+        description="Local HH:MM-HH:MM with no notifications (may wrap midnight); null for none.",
+    )
+    active_hours: str = Field(
+        pattern=WINDOW_PATTERN, description="Local HH:MM-HH:MM when Ella may reach out (may wrap midnight)."
+    )
+    notifications: StrictBool = Field(description="false: Ella never reaches out to this user.")
+
+    @field_validator("user_id", "timezone", "locale", "do_not_disturb", "active_hours", mode="before")
+    @classmethod
+    def _strings_only(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"must be a string, not {type(value).__name__}")
+        return value
+
+    @field_validator("updated_at", mode="before")
+    @classmethod
+    def _iso_8601(cls, value: Any) -> Any:
+        # pydantic would read 1700000000 (or "1700000000") as epoch seconds: a unit guess, not ISO-8601
+        if isinstance(value, int | float) or (isinstance(value, str) and not ISO_DATETIME.match(value)):
+            raise ValueError(f"must be an ISO-8601 date and time with a zone offset, got {value!r}")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _iana_zone(cls, value: str) -> str:
+        if value not in iana_zones():
+            raise ValueError(f"unknown IANA time zone {value!r}")
+        return value
+
+    @field_validator("do_not_disturb", "active_hours")
+    @classmethod
+    def _not_empty_window(cls, value: str | None) -> str | None:
+        if value is not None:
+            start, end = window_minutes(value)
+            if start == end:
+                raise ValueError(f"{value!r} starts where it ends: an empty window (send null for no do-not-disturb)")
+        return value
+
+
+def parse_profile(args: tuple[Any, ...], kwargs: dict[str, Any]) -> ProfilePayload:
+    """Validate a task call's arguments into a ProfilePayload, or raise MalformedPayload."""
+    if args:
+        raise MalformedPayload(f"positional arguments are not accepted ({len(args)} given); send kwargs")
+    try:
+        return ProfilePayload.model_validate(kwargs)
+    except ValidationError as exc:
+        raise MalformedPayload(problems(exc)) from None
 
 
 class OutboxEntry(BaseModel):

@@ -63,3 +63,25 @@ def touch_user(session: Session, user_id: str, seen_at: datetime, defaults: dict
     )
     stmt = new.on_conflict_do_update(index_elements=["id"], set_={"last_seen_at": newer}).returning(User)
     return session.scalars(stmt, execution_options={"populate_existing": True}).one()
+
+
+def apply_profile(
+    session: Session, user_id: str, profile: dict[str, Any], updated_at: datetime, defaults: dict[str, Any]
+) -> bool:
+    """Store the gateway's profile snapshot of ``updated_at``; False when the stored one is as new or newer.
+
+    One statement: INSERT (a new user, ``defaults`` for the columns the profile does not set) ... ON CONFLICT
+    DO UPDATE ... WHERE the stored snapshot is older ... RETURNING. So an older snapshot never overwrites a
+    newer one, a redelivery changes nothing, and of two concurrent updates the newer one ends up stored
+    (PostgreSQL locks the row and evaluates the WHERE on its latest version; SQLite serialises writers).
+    """
+    insert = dialect_insert(session)
+    new = insert(User).values(
+        id=user_id, created_at=utcnow(), **{**defaults, **profile, "profile_updated_at": updated_at}
+    )
+    stmt = new.on_conflict_do_update(
+        index_elements=["id"],
+        set_={name: new.excluded[name] for name in (*profile, "profile_updated_at")},
+        where=or_(User.profile_updated_at.is_(None), User.profile_updated_at < new.excluded.profile_updated_at),
+    ).returning(User.id)
+    return session.execute(stmt).scalar_one_or_none() is not None

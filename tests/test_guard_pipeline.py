@@ -159,7 +159,8 @@ def test_a_minor_gets_a_break_reminder_after_three_hours_of_one_conversation(mig
 def test_the_disclosure_policy_intervals():
     policy = DisclosurePolicy()
     assert ai_notice_due(policy, NOW, starting=True, last=None)
-    assert not ai_notice_due(policy, NOW, starting=True, last=NOW - timedelta(hours=5))  # once a day at starts
+    assert ai_notice_due(policy, NOW, starting=True, last=NOW - timedelta(minutes=5))  # every conversation's start
+    assert not ai_notice_due(policy, NOW, starting=False, last=NOW - timedelta(hours=2))
     assert ai_notice_due(policy, NOW, starting=False, last=NOW - timedelta(hours=3))  # every 3 h when continuing
     assert not ai_notice_due(DisclosurePolicy(enabled=False), NOW, starting=True, last=None)
     assert not break_due(policy, NOW, is_minor=False, chatting_since=NOW - timedelta(hours=9), last=None)

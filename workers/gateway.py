@@ -1,7 +1,8 @@
-"""The gateway's client: enqueue a user message, read Ella's replies and notifications from the outbox.
+"""The gateway's client: enqueue a user message, update a user's profile, read Ella's replies and
+notifications from the outbox.
 
-A gateway imports this module only: ``enqueue_message`` sends the task by name, so none of our tasks (nor
-their database code) is imported on the gateway's side.
+A gateway imports this module only: ``enqueue_message`` and ``update_profile`` send their tasks by name, so none
+of our tasks (nor their database code) is imported on the gateway's side.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from workers.redis_conn import get_redis
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
-__all__ = ["OutboxReader", "enqueue_message", "outbox_reader", "send_ingest"]
+__all__ = ["OutboxReader", "enqueue_message", "outbox_reader", "send_ingest", "update_profile"]
 
 
 def enqueue_message(
@@ -58,6 +59,47 @@ def send_ingest(kwargs: dict[str, Any], app: Celery | None = None) -> str:
         kwargs=kwargs,
         queue=queue_for(TaskName.INGEST_MESSAGE, get_settings()),
         kwargsrepr=repr(shown),
+    )
+    return result.id
+
+
+def update_profile(
+    *,
+    user_id: str,
+    updated_at: datetime | str,
+    timezone: str,
+    locale: str,
+    is_minor: bool,
+    do_not_disturb: str | None,
+    active_hours: str,
+    notifications: bool,
+    app: Celery | None = None,
+) -> str:
+    """Send the user's whole profile as of ``updated_at`` to ``ella.update_profile``; return the Celery task id.
+
+    Every field is required (a snapshot, so the newest one wins whole): ``updated_at`` with a time zone,
+    ``timezone`` an IANA name, ``locale`` like ``en_GB``, windows as local ``"HH:MM-HH:MM"`` (may wrap
+    midnight; ``do_not_disturb=None`` for none). A snapshot older than the stored one changes nothing.
+    """
+    if app is None:
+        from workers.app import app as default_app
+
+        app = default_app
+    kwargs: dict[str, Any] = {
+        "user_id": user_id,
+        "updated_at": updated_at.isoformat() if isinstance(updated_at, datetime) else updated_at,
+        "timezone": timezone,
+        "locale": locale,
+        "is_minor": is_minor,
+        "do_not_disturb": do_not_disturb,
+        "active_hours": active_hours,
+        "notifications": notifications,
+    }
+    result = app.send_task(
+        TaskName.UPDATE_PROFILE,
+        kwargs=kwargs,
+        queue=queue_for(TaskName.UPDATE_PROFILE, get_settings()),
+        kwargsrepr=repr({"user_id": user_id, "updated_at": kwargs["updated_at"]}),  # not where they live, nor age
     )
     return result.id
 

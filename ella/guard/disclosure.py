@@ -1,9 +1,11 @@
 """When Ella says she is an AI, and when a minor is reminded to take a break.
 
-New York GBL section 1702: a notice that the companion is not human at the start of a conversation and at
-least every three hours of a continuing one. California SB 243: for a user known to be a minor, a break
-reminder at least every three hours. A new conversation gets the notice at most once a day (a user who
-opens five short chats in an evening is told once); a continuing one gets it again once three hours passed.
+New York GBL section 1702: a notice that the companion is not human at the beginning of any interaction and
+at least every three hours of a continuing one. So the first reply of every conversation starts with the
+notice, however recently the user was last told (a returning user's new conversation is a new interaction:
+five short chats in an evening are told five times), and a continuing conversation is told again once three
+hours passed since the last notice. California SB 243: for a user known to be a minor, a break reminder at
+least every three hours of a conversation.
 """
 
 from __future__ import annotations
@@ -18,17 +20,17 @@ BREAK_REMINDER = "(You've been chatting for a while — this might be a good mom
 @dataclass(frozen=True)
 class DisclosurePolicy:
     enabled: bool = True
-    start_interval: timedelta = timedelta(days=1)
     continuing_interval: timedelta = timedelta(hours=3)
     minor_break_interval: timedelta = timedelta(hours=3)
 
 
 def ai_notice_due(policy: DisclosurePolicy, now: datetime, starting: bool, last: datetime | None) -> bool:
+    """Always at the start of a conversation; in a continuing one, once ``continuing_interval`` passed."""
     if not policy.enabled:
         return False
-    if last is None:
+    if starting or last is None:
         return True
-    return now - last >= (policy.start_interval if starting else policy.continuing_interval)
+    return now - last >= policy.continuing_interval
 
 
 def break_due(

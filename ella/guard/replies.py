@@ -35,13 +35,20 @@ DEFAULT_CRISIS_RESOURCES: dict[str, str] = {
     "GB": "Samaritans (call 116 123 in the UK, free, any time)",
     "IE": "Samaritans (call 116 123 in Ireland, free, any time)",
     "AU": "Lifeline (call 13 11 14 in Australia)",
+    "DE": "the TelefonSeelsorge (call 0800 111 0 111 or 0800 111 0 222 in Germany, free, any time)",
     "default": "a local crisis line; the international directory at findahelpline.com lists one for your country",
 }
 
 
 def crisis_referral(locale: str, resources: Mapping[str, str] = DEFAULT_CRISIS_RESOURCES) -> str:
-    """The seed's crisis message, with the resource for the user's country and always findahelpline.com."""
-    country = (locale.replace("-", "_").split("_")[-1] if locale else "").upper()
+    """The seed's crisis message, with the resource for the user's country and always findahelpline.com.
+
+    The country is the locale's country part (``en_GB`` -> GB). A bare language (``en``, ``ca``, ``de``) names
+    no country (``ca`` is Catalan, not Canada): it gets the international directory. A bare upper-case code
+    (``US``) is a country.
+    """
+    parts = locale.replace("-", "_").split("_") if locale else [""]
+    country = parts[-1].upper() if len(parts) > 1 or parts[-1].isupper() else ""
     line = resources.get(country) or resources.get("default") or DEFAULT_CRISIS_RESOURCES["default"]
     return (
         "I hear you, and I want to make sure you have someone with the right training to help. "
