@@ -27,7 +27,7 @@ TASK_MODULES = [
     "tasks.ledger",
     "tasks.guard",
     "tasks.batches",
-    "tasks.profile",
+    "tasks.followups",
 ]
 
 

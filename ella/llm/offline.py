@@ -372,6 +372,18 @@ def verdict(candidates: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"winner": best + 1, "reason": f"{candidates[best].get('tier')} and most recent among its tier"}
 
 
+def notification_body(v: dict[str, Any], name: str) -> str:
+    """A plain follow-up in Ella's voice, grounded in the fact's object (``topic``): no invention, no outcome."""
+    topic = " ".join(str(v.get("topic") or "").split())[:120]
+    if topic and v.get("predicate") == "has_upcoming":
+        text = f"How did your {topic} go? I've been thinking of you."
+    elif topic:
+        text = f"I was thinking about what you told me, {topic}. How is it going?"
+    else:
+        text = str(v.get("plan") or f"Thinking of you, {name}. How are things?")
+    return text[:300]
+
+
 def _today(value: Any) -> date:
     """The ``today`` variable's date (its first ten characters are ISO), else the UTC date."""
     try:
@@ -429,7 +441,7 @@ class OfflineProvider:
                 "summary": " ".join(memos)[:2000] or "Nothing much happened.",
             }
         elif kind == "notification_body":
-            out = {"text": str(v.get("plan") or f"Thinking of you, {name}. How are things?")[:300]}
+            out = {"text": notification_body(v, name)}
         else:
             raise ValueError(f"the offline engine has no rule for kind {kind!r}")
         text = json.dumps(out, ensure_ascii=False)
