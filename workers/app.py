@@ -28,6 +28,7 @@ TASK_MODULES = [
     "tasks.guard",
     "tasks.batches",
     "tasks.followups",
+    "tasks.profile",
 ]
 
 
