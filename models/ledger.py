@@ -76,10 +76,10 @@ class WorldFact(Base):
             postgresql_where=text(LIVE_SQL),
             sqlite_where=text(LIVE_SQL),
         ),
-        # Follow-ups: active facts whose window opens, found by the window, not by scanning every user.
+        # Follow-ups: active facts whose window is still open, found by its end, not by scanning every user.
         Index(
             "ix_world_facts_followup_open",
-            "followup_after",
+            "followup_until",
             postgresql_where=text(FOLLOWUP_SQL),
             sqlite_where=text(FOLLOWUP_SQL),
         ),
@@ -211,7 +211,11 @@ def settle_contest(
     session: Session, user_id: str, subject: str, predicate: str, tier: str, writer: str, now: datetime
 ) -> None:
     """Mark the live facts of (subject, predicate, tier) contested when they disagree, active when they no
-    longer do (the other side was superseded or retired). One indexed SELECT when nothing changes."""
+    longer do (the other side was superseded or retired). One indexed SELECT when nothing changes.
+
+    Dated events (a follow-up window) never dispute each other: an interview on Thursday and a dentist
+    appointment on Wednesday are two events, not two answers to one question (``ella.ledger.extraction.place``).
+    """
     live = session.execute(
         select(WorldFact.id, WorldFact.status, WorldFact.object).where(
             WorldFact.user_id == user_id,
@@ -219,6 +223,7 @@ def settle_contest(
             WorldFact.predicate == predicate,
             WorldFact.tier == tier,
             WorldFact.status.in_([s.value for s in LIVE]),
+            WorldFact.followup_after.is_(None),
         )
     ).all()
     target = Status.CONTESTED if len({row.object for row in live}) > 1 else Status.ACTIVE

@@ -12,33 +12,44 @@ dispatch pass reads only due candidates, through the partial index, and never ev
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import uuid
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import (
     CheckConstraint,
+    ColumnElement,
     ForeignKey,
     Index,
+    Select,
     String,
     Text,
     and_,
     cast,
     func,
+    insert,
     literal,
     literal_column,
     or_,
     select,
     text,
     true,
+    update,
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from ella.ledger.rules import subject_range
+from ella.ledger.rules import LIVE, subject_range
 from ella.notifications import followups
 from ella.notifications.followups import NewCandidate
 from ella.notifications.generic import QuietState
 from ella.notifications.policy import Kind, Status
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.conversation import Conversation, open_for_notifications
 from models.ledger import WorldFact
+from models.outbox import OutboxRecord
+from models.selflog import SelfLogEntry
 from models.user import User
 
 
@@ -94,10 +105,11 @@ def open_followups(
     session: Session, now: datetime, after: tuple[datetime, int] | None, limit: int
 ) -> list[tuple[WorldFact, str]]:
     """One keyset page, across all users, of the facts ``followups.wants_followup`` accepts at ``now`` and that
-    have no candidate yet (with each user's time zone), ordered by (``followup_after``, id), after ``after``.
+    have no candidate yet (with each user's time zone), ordered by (``followup_until``, id), after ``after``.
 
-    Read through the partial index ``ix_world_facts_followup_open`` (its predicate is repeated here as literals
-    so SQLite's planner can use it too), never by scanning users; a user with notifications off is left out
+    Read through the partial index ``ix_world_facts_followup_open`` on ``followup_until`` (its predicate is
+    repeated here as literals so SQLite's planner can use it too), so windows that closed long ago are not
+    walked again on every pass, and never by scanning users; a user with notifications off is left out
     (asked again by a later pass if they turn them back on while the window is open).
     """
     exact, low, high = subject_range(followups.USER_SUBJECT)
@@ -119,12 +131,12 @@ def open_followups(
             User.notifications_enabled == true(),
             ~made,
         )
-        .order_by(WorldFact.followup_after, WorldFact.id)
+        .order_by(WorldFact.followup_until, WorldFact.id)
         .limit(limit)
     )
     if after is not None:
         at, fact_id = after
-        stmt = stmt.where(WorldFact.followup_after >= at, or_(WorldFact.followup_after > at, WorldFact.id > fact_id))
+        stmt = stmt.where(WorldFact.followup_until >= at, or_(WorldFact.followup_until > at, WorldFact.id > fact_id))
     return [(fact, zone) for fact, zone in session.execute(stmt)]
 
 
@@ -170,3 +182,246 @@ def quiet_users(session: Session, now: datetime, seen_since: datetime, after: st
         QuietState(user_id, created_at, last_notified_at, bool(has_fresh), last_generic_at)
         for user_id, created_at, last_notified_at, has_fresh, last_generic_at in session.execute(stmt)
     ]
+
+
+# --- sending (``tasks.notifications``: ``ella.dispatch_notifications`` and ``ella notifications``)
+
+
+@dataclass(frozen=True)
+class Due:
+    """A candidate with what the cadence rules read about its user, from one query (no query per user)."""
+
+    id: int
+    user_id: str
+    kind: str
+    body: str
+    based_on: str
+    status: str
+    fresh_until: datetime
+    not_before: datetime
+    reason: str | None
+    timezone: str
+    dnd: tuple[int, int]
+    active: tuple[int, int]
+    notifications_enabled: bool
+    last_notified_at: datetime | None
+    conversation_close_due_at: datetime | None
+
+    @property
+    def fact_ids(self) -> list[int]:
+        return [int(i) for i in json.loads(self.based_on).get("facts", [])]
+
+
+@dataclass(frozen=True)
+class Sent:
+    candidate_id: int
+    record: OutboxRecord
+
+
+_CANDIDATE: ColumnElement[str] = literal_column(
+    "'candidate'", String()
+)  # a literal, so the partial indexes' predicate matches on both back ends
+
+
+def _with_user() -> Select[*tuple[Any, ...]]:
+    c = NotificationCandidate
+    return (
+        select(
+            c.id, c.user_id, c.kind, c.body, c.based_on, c.status, c.fresh_until, c.not_before, c.reason,
+            User.timezone, User.dnd_start_minute, User.dnd_end_minute, User.active_start_minute,
+            User.active_end_minute, User.notifications_enabled, User.last_notified_at, Conversation.close_due_at,
+        )
+        .join(User, User.id == c.user_id)
+        .outerjoin(Conversation, and_(Conversation.user_id == c.user_id, Conversation.closed_at.is_(None)))
+    )  # fmt: skip
+
+
+def _due(row: Any) -> Due:
+    return Due(
+        id=row.id,
+        user_id=row.user_id,
+        kind=row.kind,
+        body=row.body,
+        based_on=row.based_on,
+        status=row.status,
+        fresh_until=row.fresh_until,
+        not_before=row.not_before,
+        reason=row.reason,
+        timezone=row.timezone,
+        dnd=(row.dnd_start_minute, row.dnd_end_minute),
+        active=(row.active_start_minute, row.active_end_minute),
+        notifications_enabled=row.notifications_enabled,
+        last_notified_at=row.last_notified_at,
+        conversation_close_due_at=row.close_due_at,
+    )
+
+
+def due_candidates(session: Session, now: datetime, after: tuple[datetime, int] | None, limit: int) -> list[Due]:
+    """One keyset page of candidates due at ``now`` (by ``not_before``, id, after ``after``), each with its user's
+    profile and open conversation: through the partial index ``ix_notification_candidates_due``, never by
+    scanning users."""
+    c = NotificationCandidate
+    stmt = _with_user().where(c.status == _CANDIDATE, c.not_before <= now).order_by(c.not_before, c.id).limit(limit)
+    if after is not None:
+        at, last_id = after
+        stmt = stmt.where(c.not_before >= at, or_(c.not_before > at, c.id > last_id))
+    return [_due(row) for row in session.execute(stmt)]
+
+
+def waiting_candidates(session: Session, user_id: str) -> list[Due]:
+    """The user's candidates still waiting to be sent, the next one first."""
+    c = NotificationCandidate
+    stmt = _with_user().where(c.user_id == user_id, c.status == _CANDIDATE).order_by(c.not_before, c.id)
+    return [_due(row) for row in session.execute(stmt)]
+
+
+def notified_since(session: Session, user_ids: Collection[str], since: datetime) -> dict[str, list[datetime]]:
+    """When each user's notifications since ``since`` were recorded (for the daily cap), by user id."""
+    if not user_ids:
+        return {}
+    rows = session.execute(
+        select(OutboxRecord.user_id, OutboxRecord.created_at).where(
+            OutboxRecord.user_id.in_(user_ids),
+            OutboxRecord.created_at >= since,
+            OutboxRecord.kind == "notification",
+        )
+    )
+    found: dict[str, list[datetime]] = {}
+    for user_id, at in rows:
+        found.setdefault(user_id, []).append(at)
+    return found
+
+
+def live_fact_ids(session: Session, fact_ids: Collection[int]) -> set[tuple[str, int]]:
+    """(user id, fact id) of those of ``fact_ids`` that are still live (active or contested)."""
+    if not fact_ids:
+        return set()
+    rows = session.execute(
+        select(WorldFact.user_id, WorldFact.id).where(
+            WorldFact.id.in_(sorted(set(fact_ids))), WorldFact.status.in_(sorted(s.value for s in LIVE))
+        )
+    )
+    return {(user_id, fact_id) for user_id, fact_id in rows}
+
+
+def expire_stale(session: Session, now: datetime) -> int:
+    """Candidates past ``fresh_until`` become ``expired`` (through the due index's predicate); how many."""
+    c = NotificationCandidate
+    result = session.execute(
+        update(c)
+        .where(c.status == _CANDIDATE, c.fresh_until <= now)
+        .values(status=Status.EXPIRED.value, reason="expired: fresh_until passed before it could be sent")
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def hold_back(session: Session, holds: Sequence[tuple[int, datetime, str]]) -> None:
+    """(id, not_before, reason): candidates that wait, each looked at again from its ``not_before``."""
+    if holds:
+        session.execute(
+            update(NotificationCandidate)
+            .where(NotificationCandidate.status == _CANDIDATE)
+            .execution_options(synchronize_session=None),
+            [{"id": i, "not_before": at, "reason": reason[:300]} for i, at, reason in holds],
+        )
+
+
+def end_candidates(session: Session, ends: Sequence[tuple[int, str, str]]) -> None:
+    """(id, status, reason): candidates a final hold ends (expired, skipped), unless something else ended them."""
+    if ends:
+        session.execute(
+            update(NotificationCandidate)
+            .where(NotificationCandidate.status == _CANDIDATE)
+            .execution_options(synchronize_session=None),
+            [{"id": i, "status": status, "reason": reason[:300]} for i, status, reason in ends],
+        )
+
+
+def send(
+    session: Session, candidates: Sequence[tuple[int, str, str, str]], now: datetime, reply_window: timedelta
+) -> list[Sent]:
+    """Send (id, user id, kind, body) candidates in the caller's one transaction; those this call won.
+
+    Each is flipped to ``sent`` by a conditional UPDATE (a concurrent dispatcher that flipped it first wins; this
+    one then writes nothing for it), its users' ``last_notified_at`` set (which takes their row locks, as ingest
+    does), and an outbox record ``kind='notification'`` written as a turn of the conversation it opens
+    (``models.conversation.open_for_notifications``) and linked. Publishing is the caller's, after the commit.
+    """
+    if not candidates:
+        return []
+    c = NotificationCandidate
+    won = set(
+        session.scalars(
+            update(c)
+            .where(c.id.in_([cand[0] for cand in candidates]), c.status == _CANDIDATE)
+            .values(status=Status.SENT.value, sent_at=now, reason=None)
+            .returning(c.id)
+            .execution_options(synchronize_session=False)
+        )
+    )
+    mine = [cand for cand in candidates if cand[0] in won]
+    if not mine:
+        return []
+    users = sorted({user_id for _, user_id, _, _ in mine})
+    session.execute(
+        update(User).where(User.id.in_(users)).values(last_notified_at=now).execution_options(synchronize_session=False)
+    )
+    conversations = open_for_notifications(session, users, now, reply_window)
+    rows = [
+        {
+            "uid": str(uuid.uuid4()),
+            "kind": "notification",
+            "user_id": user_id,
+            "conversation_id": conversations[user_id],
+            "in_reply_to": None,
+            "route": "canned" if kind == Kind.GENERIC else "generated",
+            "category": kind,
+            "text": body,
+            "created_at": now,
+        }
+        for _, user_id, kind, body in mine
+    ]
+    records = session.scalars(insert(OutboxRecord).returning(OutboxRecord, sort_by_parameter_order=True), rows).all()
+    session.execute(
+        update(c), [{"id": cand[0], "outbox_record_id": r.id} for cand, r in zip(mine, records, strict=True)]
+    )
+    return [Sent(cand[0], record) for cand, record in zip(mine, records, strict=True)]
+
+
+def unpublished_notifications(session: Session, limit: int) -> list[tuple[OutboxRecord, int | None]]:
+    """Notification records committed but never published (a worker died between the commit and the stream),
+    oldest first, with the candidate each came from: through the partial index ``ix_outbox_records_unpublished``."""
+    rows = session.execute(
+        select(OutboxRecord, NotificationCandidate.id)
+        .outerjoin(NotificationCandidate, NotificationCandidate.outbox_record_id == OutboxRecord.id)
+        .where(OutboxRecord.published_at.is_(None), OutboxRecord.kind == "notification")
+        .order_by(OutboxRecord.created_at)
+        .limit(limit)
+    )
+    return [(record, candidate_id) for record, candidate_id in rows]
+
+
+def user_candidates(session: Session, user_id: str, limit: int) -> list[NotificationCandidate]:
+    """The user's most recent candidates, newest first."""
+    c = NotificationCandidate
+    return list(
+        session.scalars(select(c).where(c.user_id == user_id).order_by(c.created_at.desc(), c.id.desc()).limit(limit))
+    )
+
+
+def grounds(
+    session: Session, fact_ids: Collection[int], self_log_ids: Collection[int]
+) -> tuple[dict[int, WorldFact], dict[int, SelfLogEntry]]:
+    """The facts and self-log entries that ground some candidates, by id (two queries at most)."""
+    facts = (
+        {f.id: f for f in session.scalars(select(WorldFact).where(WorldFact.id.in_(sorted(set(fact_ids)))))}
+        if fact_ids
+        else {}
+    )
+    entries = (
+        {e.id: e for e in session.scalars(select(SelfLogEntry).where(SelfLogEntry.id.in_(sorted(set(self_log_ids)))))}
+        if self_log_ids
+        else {}
+    )
+    return facts, entries

@@ -126,9 +126,9 @@ def make_followups(self: ReliableTask, after_at: str = "", after_id: int = 0, at
                 totals["dead_lettered"] += 1
     if len(page) == settings.notification_page:
         last = page[-1][0]
-        assert last.followup_after is not None  # the query selects only facts with a window
+        assert last.followup_until is not None  # the query selects only facts with a window
         make_followups.apply_async(
-            kwargs={"after_at": last.followup_after.isoformat(), "after_id": last.id, "at": at},
+            kwargs={"after_at": last.followup_until.isoformat(), "after_id": last.id, "at": at},
             queue=queue_for(TaskName.MAKE_FOLLOWUPS, settings),
         )
     log.info("follow-ups at %s, page after %r/%s: %s", now.isoformat(), after_at, after_id, dict(totals))

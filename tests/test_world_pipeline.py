@@ -100,6 +100,23 @@ def test_a_newer_claim_of_the_user_supersedes_their_own_older_claim(migrated_db)
     assert new.supersedes == old.id and new.chain == old.chain
 
 
+@on_both_ways
+def test_two_upcoming_events_stay_live_side_by_side_and_a_moved_one_replaces_its_old_day(migrated_db):
+    user = make_user("Europe/London")
+    assert extract(user, "My interview is on Thursday") == {"appended": 1}
+    assert extract(user, "My dentist appointment is on Wednesday") == {"appended": 1}
+    assert {(f.object, f.status) for f in user_facts(user)} == {
+        ("interview", "active"),
+        ("dentist appointment", "active"),
+    }  # two events, not a contest: both keep their follow-ups
+    assert extract(user, "My interview is on Friday now, they moved it", at=SUNDAY + timedelta(days=1)) == {
+        "superseded": 1
+    }
+    interviews = sorted((f for f in user_facts(user) if f.object == "interview"), key=lambda f: f.id)
+    assert [f.status for f in interviews] == ["superseded", "active"]
+    assert interviews[1].followup_after - interviews[0].followup_after == timedelta(days=1)
+
+
 def fact_answer(facts: list[dict]) -> Callable[[CompletionRequest], str]:
     return lambda request: json.dumps({"facts": facts})
 

@@ -90,7 +90,7 @@ def upgrade() -> None:
     with op.batch_alter_table("world_facts", schema=None) as batch_op:
         batch_op.create_index(
             "ix_world_facts_followup_open",
-            ["followup_after"],
+            ["followup_until"],
             unique=False,
             postgresql_where=sa.text("status = 'active' AND followup_after IS NOT NULL"),
             sqlite_where=sa.text("status = 'active' AND followup_after IS NOT NULL"),
