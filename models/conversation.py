@@ -1,4 +1,5 @@
-"""A conversation: a run of turns that closes after the inactivity timeout.
+"""A conversation: a run of turns that closes at its due time (the inactivity timeout after the last turn, or the
+reply window after a notification that opened it).
 
 Closing is a due time in the row (``close_due_at``) that a periodic sweep picks up, never a long Celery
 countdown (which Redis would redeliver after the visibility timeout).
@@ -6,9 +7,10 @@ countdown (which Redis would redeliver after the visibility timeout).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
-from sqlalchemy import ForeignKey, Index, Integer, String, select, text
+from sqlalchemy import ForeignKey, Index, Integer, String, insert, select, text, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, utcnow
@@ -50,14 +52,15 @@ def current_conversation(
 ) -> Conversation:
     """The open conversation this turn belongs to, closing a stale one and opening a new one as needed.
 
-    The caller holds the user's lock. A turn more than ``timeout`` after the last one, or one the gateway
-    files under another conversation id, ends the open conversation first.
+    The caller holds the user's lock. A turn after the open conversation's close due time (``timeout`` after
+    its last turn, or a notification's reply window after Ella reached out), or one the gateway files under
+    another conversation id, ends the open conversation first.
     """
     conv = session.scalars(
         select(Conversation).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
     ).one_or_none()
     if conv is not None:
-        if sent_at - conv.last_message_at > timeout:
+        if sent_at > conv.close_due_at:
             close(conv, reason="inactive", at=conv.close_due_at)
         elif external_id and conv.external_id and external_id != conv.external_id:
             close(conv, reason="replaced", at=sent_at)
@@ -76,6 +79,58 @@ def current_conversation(
     session.add(conv)
     session.flush()
     return conv
+
+
+def open_for_notifications(
+    session: Session, user_ids: Collection[str], now: datetime, reply_window: timedelta
+) -> dict[str, int]:
+    """The conversation each user's notification becomes a turn of, by user id; in a few statements per page.
+
+    The caller holds the users' locks. A stale open conversation is closed at its due time (its id noted in
+    ``session.info["closed_conversations"]`` for the caller to emit after the commit) and a new one opens that
+    stays open for ``reply_window``: a user who answers within it continues the conversation that holds Ella's
+    question. A live one (the user began talking after the decision to send) is kept, held open for the window.
+    """
+    if not user_ids:
+        return {}
+    found = session.execute(
+        select(Conversation.id, Conversation.user_id, Conversation.close_due_at, Conversation.last_message_at).where(
+            Conversation.user_id.in_(user_ids), Conversation.closed_at.is_(None)
+        )
+    ).all()
+    stale = [row.id for row in found if now > row.close_due_at]
+    live = {row.user_id: row for row in found if now <= row.close_due_at}
+    if stale:
+        session.execute(
+            update(Conversation)
+            .where(Conversation.id.in_(stale), Conversation.closed_at.is_(None))
+            .values(closed_at=Conversation.close_due_at, close_reason="inactive")
+            .execution_options(synchronize_session=False)
+        )
+        session.info.setdefault("closed_conversations", []).extend(stale)
+    if live:
+        session.execute(
+            update(Conversation),
+            [
+                {
+                    "id": row.id,
+                    "close_due_at": max(row.close_due_at, now + reply_window),
+                    "last_message_at": max(row.last_message_at, now),
+                }
+                for row in live.values()
+            ],
+        )
+    opened = [
+        {"user_id": user_id, "started_at": now, "last_message_at": now, "close_due_at": now + reply_window,
+         "turn_count": 0, "created_at": now}
+        for user_id in dict.fromkeys(user_ids)
+        if user_id not in live
+    ]  # fmt: skip
+    ids = {row.user_id: row.id for row in live.values()}
+    if opened:
+        rows = session.execute(insert(Conversation).returning(Conversation.user_id, Conversation.id), opened)
+        ids.update({user_id: conv_id for user_id, conv_id in rows})
+    return ids
 
 
 def record_turn(conv: Conversation, sent_at: datetime, timeout: timedelta) -> None:

@@ -72,7 +72,8 @@ def store_exchange(
 
 def _turns(conversation: Any, generated_only: bool) -> Any:
     """The conversation's turns as one subquery (at, ord, role, text): each reply sorts right after the message
-    it answers, by that message's ``sent_at`` (the gateway's clock)."""
+    it answers, by that message's ``sent_at`` (the gateway's clock); a notification Ella sent is a turn of its
+    own, at the time it was recorded."""
     said = select(
         InboundMessage.sent_at.label("at"), literal(0).label("ord"), literal("user").label("role"), InboundMessage.text
     ).where(InboundMessage.conversation_id == conversation)
@@ -81,9 +82,13 @@ def _turns(conversation: Any, generated_only: bool) -> Any:
         .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
         .where(OutboxRecord.conversation_id == conversation, OutboxRecord.kind == "reply")
     )
+    reached_out = select(OutboxRecord.created_at, literal(0), literal("assistant"), OutboxRecord.text).where(
+        OutboxRecord.conversation_id == conversation, OutboxRecord.kind == "notification"
+    )  # a notification that opened (or joined) the conversation, at the time it was recorded
     if generated_only:
         answered = answered.where(OutboxRecord.route == "generated")
-    return union_all(said, answered).subquery()
+        reached_out = reached_out.where(OutboxRecord.route == "generated")
+    return union_all(said, answered, reached_out).subquery()
 
 
 def open_conversation_history(session: Session, user_id: str, limit: int = 40) -> list[tuple[str, str]]:

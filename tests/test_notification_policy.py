@@ -15,7 +15,9 @@ from ella.notifications.policy import (
     Rules,
     Status,
     Window,
+    decide,
     grounds_hold,
+    reason_of,
     recipient,
     should_send,
 )
@@ -166,3 +168,13 @@ def test_recipient_sees_a_conversation_only_while_it_is_live_and_an_empty_dnd_as
     assert past.conversation_live_until is None and past.do_not_disturb is None
     live = recipient(do_not_disturb=(1320, 480), conversation_close_due_at=NOON + timedelta(minutes=1), **args)
     assert live.conversation_live_until == NOON + timedelta(minutes=1) and live.do_not_disturb == Window(1320, 480)
+
+
+def test_decide_kills_a_waiting_candidate_whose_fact_was_superseded_and_names_the_fact():
+    night = datetime(2026, 6, 10, 23, 0, tzinfo=UTC)  # do-not-disturb: it would wait...
+    decision = decide(fresh(night), user(), night, based_on_facts=[7, 8], live_fact_ids={7})
+    assert decision.hold is Hold.GROUNDS_GONE and decision.final_status is Status.SKIPPED  # ...but it is dead
+    assert reason_of(decision, [7, 8], {7}) == "grounds_gone: fact 8 no longer live"
+    assert decide(fresh(), user(), NOON, based_on_facts=[7], live_fact_ids={7}).send
+    expired = decide(CandidateState(Status.CANDIDATE, NOON), user(), NOON, based_on_facts=[8], live_fact_ids=())
+    assert expired.hold is Hold.EXPIRED  # the hard expiry keeps its own reason

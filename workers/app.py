@@ -27,6 +27,7 @@ TASK_MODULES = [
     "tasks.ledger",
     "tasks.guard",
     "tasks.batches",
+    "tasks.notifications",
     "tasks.followups",
     "tasks.profile",
 ]

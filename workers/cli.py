@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from workers.cli_guard import compliance_cli, guard_cli
+from workers.cli_notifications import notifications_cli
 from workers.cli_world import ledger_cli, review_cli, selflog_cli
 from workers.settings import get_settings
 
@@ -26,6 +27,7 @@ cli.add_typer(selflog_cli, name="selflog")
 cli.add_typer(review_cli, name="review")
 cli.add_typer(guard_cli, name="guard")
 cli.add_typer(compliance_cli, name="compliance")
+cli.add_typer(notifications_cli, name="notifications")
 PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 

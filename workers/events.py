@@ -68,3 +68,24 @@ def conversation_closed(conversation_id: int) -> None:
     close_conversation.apply_async(
         kwargs={"conversation_id": conversation_id}, queue=_queue(TaskName.CLOSE_CONVERSATION)
     )
+
+
+def notification_to_memory(*, user_id: str, candidate_id: int, body: str, sent_at: str, conversation_id: int) -> None:
+    """A notification Ella sent to ``ella.perceive``, with its perception given (no model call), once per
+    candidate (``source_message_id`` ``notification:<id>``): when the user answers, she remembers asking."""
+    from tasks.memory import perceive
+
+    source = f"notification:{candidate_id}"
+    perceive.apply_async(
+        kwargs={
+            "user_id": user_id,
+            "description": f"Ella reached out: {body}",
+            "node_type": "event",
+            "created_at": sent_at,
+            "source_message_id": source,
+            "conversation_id": conversation_id,
+            "perception": {"score": 3, "subject": "Ella", "predicate": "reached out to", "object": user_id},
+        },
+        queue=_queue(TaskName.PERCEIVE),
+        kwargsrepr=repr({"user_id": user_id, "source_message_id": source}),
+    )

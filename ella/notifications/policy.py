@@ -195,6 +195,35 @@ def grounds_hold(based_on_facts: Collection[int], live_fact_ids: Collection[int]
     return all(fact_id in live_fact_ids for fact_id in based_on_facts)
 
 
+def decide(
+    candidate: CandidateState,
+    user: Recipient,
+    now: datetime,
+    based_on_facts: Collection[int],
+    live_fact_ids: Collection[int],
+    rules: Rules = Rules(),
+) -> Decision:
+    """``should_send`` with the grounds checked at send time: a candidate that would be sent or would wait, but
+    whose facts are no longer all live, ends ``skipped`` (``grounds_gone``) now rather than waiting to die. A
+    hold that already ends it (expired, notifications off) keeps its own reason."""
+    decision = should_send(candidate, user, now, rules)
+    if decision.hold in (Hold.NOT_A_CANDIDATE, Hold.EXPIRED, Hold.NOTIFICATIONS_OFF):
+        return decision
+    if not grounds_hold(based_on_facts, live_fact_ids):
+        return Decision(False, Hold.GROUNDS_GONE)
+    return decision
+
+
+def reason_of(decision: Decision, based_on_facts: Collection[int] = (), live_fact_ids: Collection[int] = ()) -> str:
+    """The reason stored on a held candidate: the rule's name, and for ``grounds_gone`` the facts that went."""
+    if decision.hold is None:
+        return ""
+    if decision.hold is Hold.GROUNDS_GONE:
+        gone = sorted(set(based_on_facts) - set(live_fact_ids))
+        return f"{decision.hold.value}: fact {', '.join(map(str, gone))} no longer live"
+    return decision.hold.value
+
+
 def generic_due(
     last_notified_at: datetime | None,
     fresh_candidates: Sequence[object],

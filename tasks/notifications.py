@@ -1,0 +1,270 @@
+"""``ella.dispatch_notifications`` (beat): due candidates out to the outbox stream, exactly once each.
+
+One pass, in this order, and why:
+1. re-publish notification outbox records committed but never published (a worker died between the commit and
+   the stream), through the unpublished partial index; the stream's Lua script makes a repeat a no-op;
+2. the expiry sweep: candidates past ``fresh_until`` become ``expired``;
+3. keyset pages of due candidates (``status='candidate' AND not_before <= now``, the partial due index; users
+   with nothing due cost nothing), each page read with its users' profiles and open conversations in one query;
+   ``ella.notifications.policy.decide`` says send, wait (``not_before`` and ``reason`` set, so ``ella
+   notifications why`` can tell) or end (expired, skipped; a fact superseded or retired since kills it);
+4. the page's sends in ONE transaction (``models.notifications.send``: conditional flip, the user's
+   ``last_notified_at``, a conversation the notification opens, the outbox record), then, after the commit,
+   each record published once and emitted to memory (``workers.events.notification_to_memory``).
+
+One bad candidate never stops the pass: a page that fails is retried one candidate per transaction, and a
+candidate that still fails is logged, recorded as a dead letter naming it, and looked at again an hour later.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from ella.notifications.policy import CandidateState, Decision, Recipient, Rules, decide, reason_of, recipient
+from models.base import utcnow
+from models.notifications import (
+    Due,
+    due_candidates,
+    end_candidates,
+    expire_stale,
+    hold_back,
+    live_fact_ids,
+    notified_since,
+    send,
+    unpublished_notifications,
+)
+from workers import events
+from workers.app import app
+from workers.db import autocommit_scope, session_scope
+from workers.dead_letters import record_dead_letter
+from workers.publishing import publish
+from workers.reliability import ReliableTask
+from workers.routing import TaskName
+from workers.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+RETRY_FAILED_AFTER = timedelta(hours=1)
+DAY = timedelta(hours=26)  # a local day is at most 25 hours long (DST): notifications since then cover it
+
+
+def rules_of(settings: Settings) -> Rules:
+    return Rules(min_gap=timedelta(hours=settings.notification_min_gap_h), daily_cap=settings.notification_daily_cap)
+
+
+def recipient_of(due: Due, now: datetime, sent_at: Sequence[datetime] = ()) -> Recipient:
+    return recipient(
+        zone=due.timezone,
+        active=due.active,
+        do_not_disturb=due.dnd,
+        notifications_on=due.notifications_enabled,
+        last_notified_at=due.last_notified_at,
+        now=now,
+        sent_at=sent_at,
+        conversation_close_due_at=due.conversation_close_due_at,
+    )
+
+
+def decision_for(
+    due: Due, user: Recipient, now: datetime, live: set[tuple[str, int]], rules: Rules
+) -> tuple[Decision, str]:
+    """The decision on one candidate and the reason to store if it is held (its rule; the facts that went)."""
+    facts = due.fact_ids
+    live_ones = {fact_id for fact_id in facts if (due.user_id, fact_id) in live}
+    decision = decide(CandidateState(due.status, due.fresh_until), user, now, facts, live_ones, rules)
+    return decision, reason_of(decision, facts, live_ones)
+
+
+def page_context(dues: Sequence[Due], now: datetime) -> tuple[set[tuple[str, int]], dict[str, list[datetime]]]:
+    """What a page's decisions read beyond the rows: live facts (one query) and, only for users notified within
+    the last day, when (one query, usually none)."""
+    fact_ids = {fact_id for due in dues for fact_id in due.fact_ids}
+    recent = {d.user_id for d in dues if d.last_notified_at is not None and d.last_notified_at >= now - DAY}
+    with autocommit_scope() as session:
+        live = live_fact_ids(session, fact_ids)
+        sent = notified_since(session, recent, now - DAY)
+    return live, sent
+
+
+class Pass:
+    """One dispatch pass at ``now``; counts what it did."""
+
+    def __init__(self, now: datetime, settings: Settings, task_id: str | None) -> None:
+        self.now = now
+        self.settings = settings
+        self.task_id = task_id
+        self.rules = rules_of(settings)
+        self.reply_window = timedelta(hours=settings.notification_reply_window_h)
+        self.counts: Counter[str] = Counter()
+
+    def failed(self, candidate_id: int | None, user_id: str, exc: BaseException, step: str) -> None:
+        """Log, dead-letter naming the candidate, and push it back an hour (not every pass: one dead letter an
+        hour at most while it keeps failing)."""
+        self.counts["failed"] += 1
+        log.error("notification candidate %s (%s) failed at %s: %r", candidate_id, user_id, step, exc, exc_info=exc)
+        reason = f"candidate {candidate_id} failed at {step}: {type(exc).__name__}: {exc}"
+        record_dead_letter(
+            TaskName.DISPATCH_NOTIFICATIONS,
+            self.task_id,
+            reason,
+            [],
+            {"candidate_id": candidate_id, "user_id": user_id},
+        )
+        if candidate_id is not None and step != "publish":
+            try:
+                with session_scope() as session:
+                    hold_back(session, [(candidate_id, self.now + RETRY_FAILED_AFTER, f"error: {type(exc).__name__}")])
+            except Exception:  # the dead letter is written; the next pass looks again
+                log.exception("could not push back candidate %s", candidate_id)
+
+    def each_or_alone(
+        self, items: Sequence[T], work: Callable[[Sequence[T]], Any], step: str, who: Callable[[T], Due]
+    ) -> None:
+        """``work`` on all of ``items`` in one go; if that fails, on each alone, so one bad item fails alone."""
+        if not items:
+            return
+        if len(items) > 1:
+            try:
+                work(items)
+                return
+            except Exception:  # isolated below, item by item
+                log.warning("a page failed at %s: retrying its %d one by one", step, len(items), exc_info=True)
+        for item in items:
+            try:
+                work([item])
+            except Exception as exc:  # noqa: BLE001 - one bad candidate never stops the pass
+                due = who(item)
+                self.failed(due.id, due.user_id, exc, step)
+
+    def republish(self) -> None:
+        """Step 1: records committed but never published, oldest first, a page at a time."""
+        page = self.settings.notification_page
+        while True:
+            with autocommit_scope() as session:
+                rows = unpublished_notifications(session, page)
+            failures = 0
+            for record, candidate_id in rows:
+                try:
+                    self.deliver(record, candidate_id)
+                    self.counts["republished"] += 1
+                except Exception as exc:  # noqa: BLE001 - the next pass tries again
+                    failures += 1
+                    self.failed(candidate_id, record.user_id, exc, "publish")
+            if len(rows) < page or failures:
+                return
+
+    def deliver(self, record: Any, candidate_id: int | None) -> None:
+        """After the commit: the stream (once per record) and memory (once per candidate)."""
+        publish(record)
+        if candidate_id is not None:
+            events.notification_to_memory(
+                user_id=record.user_id,
+                candidate_id=candidate_id,
+                body=record.text,
+                sent_at=record.created_at.isoformat(),
+                conversation_id=record.conversation_id,
+            )
+
+    def expire(self) -> None:
+        with session_scope() as session:
+            self.counts["expired"] += expire_stale(session, self.now)
+
+    def decide_page(self, dues: Sequence[Due]) -> tuple[list[Due], list[tuple[Due, Decision, str]]]:
+        """(to send, held) for one page; a user gets at most one notification per pass."""
+        live, sent = page_context(dues, self.now)
+        users: dict[str, Recipient] = {}
+        sends: list[Due] = []
+        held: list[tuple[Due, Decision, str]] = []
+        for due in dues:
+            try:
+                user = users.get(due.user_id) or recipient_of(due, self.now, sent.get(due.user_id, ()))
+                decision, reason = decision_for(due, user, self.now, live, self.rules)
+            except Exception as exc:  # noqa: BLE001 - a bad profile (an unknown zone) fails alone
+                self.failed(due.id, due.user_id, exc, "decide")
+                continue
+            if decision.send:
+                sends.append(due)
+                # What the next pass would see: just notified, in the conversation the notification opened.
+                user = replace(
+                    user,
+                    last_notified_at=self.now,
+                    sent_today=user.sent_today + 1,
+                    conversation_live_until=self.now + self.reply_window,
+                )
+            else:
+                held.append((due, decision, reason))
+            users[due.user_id] = user
+        return sends, held
+
+    def write_holds(self, held: Sequence[tuple[Due, Decision, str]]) -> None:
+        def work(items: Sequence[tuple[Due, Decision, str]]) -> None:
+            waits, ends = [], []
+            for due, decision, reason in items:
+                if decision.final_status is not None:
+                    ends.append((due.id, decision.final_status.value, reason))
+                else:
+                    at = min(decision.not_before or due.fresh_until, due.fresh_until)
+                    waits.append((due.id, at, reason))
+            with session_scope() as session:
+                hold_back(session, waits)
+                end_candidates(session, ends)
+            self.counts["held"] += len(waits)
+            self.counts["ended"] += len(ends)
+
+        self.each_or_alone(held, work, "hold", lambda item: item[0])
+
+    def write_sends(self, sends: Sequence[Due]) -> None:
+        def work(items: Sequence[Due]) -> None:
+            with session_scope() as session:
+                sent = send(session, [(d.id, d.user_id, d.kind, d.body) for d in items], self.now, self.reply_window)
+                closed = list(session.info.get("closed_conversations", []))
+            for conversation_id in closed:  # after the commit: their memos
+                events.conversation_closed(conversation_id)
+            self.counts["lost_to_another_dispatcher"] += len(items) - len(sent)
+            by_id = {d.id: d for d in items}
+            for one in sent:
+                self.counts["sent"] += 1
+                try:
+                    self.deliver(one.record, one.candidate_id)
+                except Exception as exc:  # noqa: BLE001 - committed: the next pass re-publishes it
+                    self.failed(one.candidate_id, by_id[one.candidate_id].user_id, exc, "publish")
+
+        self.each_or_alone(sends, work, "send", lambda due: due)
+
+    def run(self) -> dict[str, int]:
+        self.republish()
+        self.expire()
+        after: tuple[datetime, int] | None = None
+        page = self.settings.notification_page
+        while True:
+            with autocommit_scope() as session:
+                dues = due_candidates(session, self.now, after, page)
+            if not dues:
+                break
+            after = (dues[-1].not_before, dues[-1].id)
+            sends, held = self.decide_page(dues)
+            self.write_holds(held)
+            self.write_sends(sends)
+            if len(dues) < page:
+                break
+        counts = dict(self.counts)
+        if any(counts.values()):
+            log.info("notification dispatch: %s", counts)
+        return counts
+
+
+def dispatch(now: datetime | None = None, task_id: str | None = None) -> dict[str, int]:
+    """One pass at ``now`` (default: the clock); what it did, by count. Called by the task and the benchmark."""
+    return Pass(now or utcnow(), get_settings(), task_id).run()
+
+
+@app.task(name=TaskName.DISPATCH_NOTIFICATIONS, base=ReliableTask, bind=True)
+def dispatch_notifications(self: ReliableTask) -> dict[str, int]:
+    """Beat, every ``notification_dispatch_interval_s``; safe to run twice at once or to redeliver."""
+    return dispatch(task_id=self.request.id)
