@@ -25,6 +25,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from celery.exceptions import SoftTimeLimitExceeded
+
 from ella.notifications.policy import CandidateState, Decision, Recipient, Rules, decide, reason_of, recipient
 from models.base import utcnow
 from models.notifications import (
@@ -105,7 +107,10 @@ class Pass:
 
     def failed(self, candidate_id: int | None, user_id: str, exc: BaseException, step: str) -> None:
         """Log, dead-letter naming the candidate, and push it back an hour (not every pass: one dead letter an
-        hour at most while it keeps failing)."""
+        hour at most while it keeps failing). The soft time limit is not a candidate's fault: it ends the pass
+        (every page before it is committed; the next pass goes on)."""
+        if isinstance(exc, SoftTimeLimitExceeded):
+            raise exc
         self.counts["failed"] += 1
         log.error("notification candidate %s (%s) failed at %s: %r", candidate_id, user_id, step, exc, exc_info=exc)
         reason = f"candidate {candidate_id} failed at {step}: {type(exc).__name__}: {exc}"
@@ -133,6 +138,8 @@ class Pass:
             try:
                 work(items)
                 return
+            except SoftTimeLimitExceeded:
+                raise
             except Exception:  # isolated below, item by item
                 log.warning("a page failed at %s: retrying its %d one by one", step, len(items), exc_info=True)
         for item in items:

@@ -449,3 +449,23 @@ def test_operators_see_each_candidate_with_its_grounds_and_why_the_next_one_wait
     assert "nothing to send" in nobody.output
     as_json = runner.invoke(cli, ["notifications", "show", user, "--json"])
     assert json.loads(as_json.output)[0]["grounds"]["facts"][0]["object"] == "Thursday"
+
+
+def test_the_soft_time_limit_ends_the_pass_instead_of_failing_a_candidate(migrated_db, outbox, prefix, monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from tasks import notifications
+
+    now = datetime.now(UTC)
+    for i in range(2):
+        add_user(f"{prefix}-{i}", now)
+        add_candidate(f"{prefix}-{i}", now)
+
+    def out_of_time(*args):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(notifications, "send", out_of_time)
+    with pytest.raises(SoftTimeLimitExceeded):
+        dispatch(now)
+    with session_scope() as s:
+        assert s.scalar(select(func.count()).select_from(DeadLetter)) == 0
