@@ -122,7 +122,7 @@ def open_for_notifications(
         )
     opened = [
         {"user_id": user_id, "started_at": now, "last_message_at": now, "close_due_at": now + reply_window,
-         "turn_count": 0, "created_at": now}
+         "turn_count": 1, "created_at": now}  # the notification is its first turn: the answer is not a start
         for user_id in dict.fromkeys(user_ids)
         if user_id not in live
     ]  # fmt: skip

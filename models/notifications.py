@@ -40,6 +40,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.guard.disclosure import with_notices
 from ella.ledger.rules import LIVE, subject_range
 from ella.notifications import followups
 from ella.notifications.followups import NewCandidate
@@ -339,9 +340,17 @@ def end_candidates(session: Session, ends: Sequence[tuple[int, str, str]]) -> No
 
 
 def send(
-    session: Session, candidates: Sequence[tuple[int, str, str, str]], now: datetime, reply_window: timedelta
+    session: Session,
+    candidates: Sequence[tuple[int, str, str, str]],
+    now: datetime,
+    reply_window: timedelta,
+    ai_notice: bool = True,
 ) -> list[Sent]:
     """Send (id, user id, kind, body) candidates in the caller's one transaction; those this call won.
+
+    A notification begins an interaction, so with ``ai_notice`` (the AI-disclosure setting) it opens with the
+    notice that Ella is an AI (NY GBL §1702) and the user's ``ai_disclosed_at`` is set with it: the user's
+    answer inside the reply window continues that interaction and is not told again.
 
     Each is flipped to ``sent`` by a conditional UPDATE (a concurrent dispatcher that flipped it first wins; this
     one then writes nothing for it), its users' ``last_notified_at`` set (which takes their row locks, as ingest
@@ -364,8 +373,12 @@ def send(
     if not mine:
         return []
     users = sorted({user_id for _, user_id, _, _ in mine})
+    told = {"ai_disclosed_at": now} if ai_notice else {}
     session.execute(
-        update(User).where(User.id.in_(users)).values(last_notified_at=now).execution_options(synchronize_session=False)
+        update(User)
+        .where(User.id.in_(users))
+        .values(last_notified_at=now, **told)
+        .execution_options(synchronize_session=False)
     )
     conversations = open_for_notifications(session, users, now, reply_window)
     rows = [
@@ -377,7 +390,7 @@ def send(
             "in_reply_to": None,
             "route": "canned" if kind == Kind.GENERIC else "generated",
             "category": kind,
-            "text": body,
+            "text": with_notices(body, ai_notice, False),
             "created_at": now,
         }
         for _, user_id, kind, body in mine

@@ -229,7 +229,8 @@ class Pass:
     def write_sends(self, sends: Sequence[Due]) -> None:
         def work(items: Sequence[Due]) -> None:
             with session_scope() as session:
-                sent = send(session, [(d.id, d.user_id, d.kind, d.body) for d in items], self.now, self.reply_window)
+                candidates = [(d.id, d.user_id, d.kind, d.body) for d in items]
+                sent = send(session, candidates, self.now, self.reply_window, self.settings.ai_disclosure)
                 closed = list(session.info.get("closed_conversations", []))
             for conversation_id in closed:  # after the commit: their memos
                 events.conversation_closed(conversation_id)

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import event, func, select
 from typer.testing import CliRunner
 
+from ella.guard.disclosure import AI_NOTICE
 from ella.ledger.facts import NewFact
 from ella.reply import OutgoingReply
 from models import Conversation, DeadLetter, MemoryNode, NotificationCandidate, OutboxRecord, User
@@ -127,8 +128,11 @@ def test_a_due_candidate_is_sent_once_as_a_turn_of_a_new_conversation_and_a_memo
     [record] = notification_records(prefix)
     assert sent.outbox_record_id == record.id
     assert (record.route, record.category, record.in_reply_to, record.text) == (
-        "generated", "followup", None, "How did the interview go?"
-    )  # fmt: skip
+        "generated",
+        "followup",
+        None,
+        f"{AI_NOTICE} How did the interview go?",
+    )  # fmt: skip  (a notification begins an interaction: it opens with the AI notice)
     assert record.published_at is not None
     with session_scope() as s:
         conv = s.get_one(Conversation, record.conversation_id)
@@ -136,8 +140,13 @@ def test_a_due_candidate_is_sent_once_as_a_turn_of_a_new_conversation_and_a_memo
         reply_window = timedelta(hours=get_settings().notification_reply_window_h)
         assert conv.close_due_at == now + reply_window
         assert s.get_one(User, user).last_notified_at == now
+        assert s.get_one(User, user).ai_disclosed_at == now
     [entry] = stream_entries(outbox, prefix)
-    assert (entry.text, entry.outbox_id, entry.in_reply_to) == ("How did the interview go?", record.uid, "")
+    assert (entry.text, entry.outbox_id, entry.in_reply_to) == (
+        f"{AI_NOTICE} How did the interview go?",
+        record.uid,
+        "",
+    )
     assert queued(user, cid) == 1  # to ella.perceive, with its perception given
 
 
@@ -180,10 +189,30 @@ def test_an_answer_within_the_reply_window_continues_the_conversation_that_holds
     with session_scope() as s:
         history = open_conversation_history(s, user)
     assert history == [
-        ("assistant", "How did the interview go?"),
+        ("assistant", f"{AI_NOTICE} How did the interview go?"),
         ("user", "It went great!"),
         ("assistant", "So glad!"),
     ]
+
+
+def test_a_notification_opens_with_the_ai_notice_and_the_answer_inside_its_window_is_not_told_again(
+    migrated_db, outbox, prefix
+):
+    from ella.contract import IngestPayload
+    from tasks.ingest import ingest
+
+    now = datetime.now(UTC)
+    user = f"{prefix}-ai"
+    add_user(user, now)
+    add_candidate(user, now)
+    dispatch(now)
+    [record] = notification_records(prefix)
+    assert record.text.startswith(AI_NOTICE)
+    ingest(IngestPayload(message_id=f"{prefix}-a1", user_id=user, text="It went great!",
+                         sent_at=now + timedelta(minutes=40)), task_id=None)  # fmt: skip
+    with session_scope() as s:
+        answer = s.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == f"{prefix}-a1")).one()
+    assert answer.conversation_id == record.conversation_id and not answer.text.startswith(AI_NOTICE)
 
 
 def test_an_answer_after_the_reply_window_starts_a_new_conversation(migrated_db, outbox, prefix):
@@ -411,7 +440,7 @@ def test_a_due_candidate_reaches_the_outbox_stream_and_memory_through_a_real_wor
     start_worker()
     app.send_task(TaskName.DISPATCH_NOTIFICATIONS, queue=get_settings().queue_batch)
     [entry] = wait_for(lambda: stream_entries(outbox, prefix), 30, what="the notification on the outbox stream")
-    assert (entry.kind, entry.text) == ("notification", "How did the interview go?")
+    assert (entry.kind, entry.text) == ("notification", f"{AI_NOTICE} How did the interview go?")
 
     def memory() -> str | None:
         with session_scope() as s:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ella.guard.disclosure import AI_NOTICE
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
@@ -79,7 +80,7 @@ def notification_to_memory(*, user_id: str, candidate_id: int, body: str, sent_a
     perceive.apply_async(
         kwargs={
             "user_id": user_id,
-            "description": f"Ella reached out: {body}",
+            "description": f"Ella reached out: {body.removeprefix(AI_NOTICE).strip()}",
             "node_type": "event",
             "created_at": sent_at,
             "source_message_id": source,
