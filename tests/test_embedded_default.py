@@ -50,6 +50,13 @@ def test_demo_plays_the_script_through_the_broker_and_stops_everything(tmp_path)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "10 exchanges through the broker" in result.stdout
     assert "ella:" in result.stdout and "Day 3" in result.stdout
+    # The seed's notification story: nothing about the moved Thursday, the follow-up held at night, sent at 09:00
+    # with the AI notice, and the answer continues the conversation that holds the question.
+    assert "interview', superseded" in result.stdout and "held by do_not_disturb" in result.stdout
+    assert "Sat 09:00 ella (notification): (A quick reminder: I'm Ella, an AI companion" in result.stdout.replace(
+        "\n", " "
+    )
+    assert "holds Ella's question: True" in result.stdout.replace("\n", " ")
     assert "the offline engine" in result.stdout
     assert (tmp_path / "ella.db").exists()
     assert not socket_answers(tmp_path / "redis.sock"), "the embedded Redis outlived the demo"
@@ -63,14 +70,19 @@ def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tm
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
         assert "Claude through the anthropic SDK" in result.stdout
         kinds = [re.search(r'<task kind="(\w+)">', r["body"]["system"][0]["text"])[1] for r in fake.message_requests]
-        assert kinds.count("reply") == 10  # one per exchange; the rest is memory and ledger work
         from ella.ledger.extraction import worth_extracting
         from workers.demo import SCRIPT
+        from workers.demo_story import STORY
 
-        said_about_themselves = sum(worth_extracting(text) for _day, _at, text in SCRIPT)  # 7 of the 10
+        # The story goes as far as the model takes it (the fake's example extraction has no dated event).
+        told = [text for _day, _at, text in STORY if f": {text}" in result.stdout.replace("\n", " ")]
+        assert told, result.stdout[-2000:]
+        assert kinds.count("reply") == 10 + len(told)  # one per exchange; the rest is memory and ledger work
+        said = [text for _day, _at, text in SCRIPT] + told
+        said_about_themselves = sum(worth_extracting(text) for text in said)
         assert kinds.count("fact_extraction") == said_about_themselves  # one per user turn that says "I"/"my"
         assert set(kinds) <= {"reply", "memo", "planning_thought", "focal_points", "insights", "perception",
-                              "fact_extraction"}  # fmt: skip
+                              "fact_extraction", "notification_body"}  # fmt: skip
 
 
 def test_chat_answers_what_you_type_from_the_outbox(tmp_path):

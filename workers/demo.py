@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ella.contract import OutboxEntry
+from workers.demo_story import play_reaching_out
 from workers.gateway import enqueue_message, outbox_reader
 from workers.settings import get_settings
 from workers.stack import running_stack
@@ -84,4 +85,5 @@ def run_demo(console: Console | None = None, user_id: str = "sam") -> int:
             f"{len(latencies)} exchanges through the broker; latency median {latencies[len(latencies) // 2]:.0f} ms, "
             f"max {latencies[-1]:.0f} ms; the periodic sweep closed {closed} conversation(s)."
         )
+        play_reaching_out(console, stack, run)
     return 0
