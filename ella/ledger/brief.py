@@ -9,8 +9,9 @@ rule that canon wins, as the seed asks, for whatever disagreement is left.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
+from ella.ledger.facts import StoredFact
 from ella.ledger.rules import TIER_RANK, Status, Tier
 
 HEADING = "## WORLD FACTS (canon — these are true)"
@@ -22,19 +23,7 @@ RULE = (
 CHARS_PER_TOKEN = 4  # the seed's estimate; the brief is a budget, not an exact count
 
 
-class FactLike(Protocol):
-    @property
-    def tier(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def predicate(self) -> str: ...
-    @property
-    def object(self) -> str: ...
-    @property
-    def confidence(self) -> float: ...
+FactLike = StoredFact  # what a brief line shows
 
 
 def brief_line(fact: FactLike) -> str:

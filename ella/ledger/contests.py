@@ -11,35 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from ella.ledger.brief import contested_groups
+from ella.ledger.facts import StoredFact
 from ella.llm.kinds import ContestedVerdict
 from ella.llm.port import ModelResult
 
-
-class Candidate(Protocol):
-    """What a contest shows the model of each contested fact."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def tier(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def predicate(self) -> str: ...
-    @property
-    def object(self) -> str: ...
-    @property
-    def confidence(self) -> float: ...
-    @property
-    def recorded_at(self) -> datetime: ...
-    @property
-    def note(self) -> str: ...
+Candidate = StoredFact  # what a contest shows the model of each contested fact
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from enum import StrEnum
-from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from ella.ledger.facts import NewFact
+from ella.ledger.facts import NewFact, StoredFact
 from ella.ledger.rules import Tier, Writer
 from ella.llm.kinds import ExtractedFact
 
@@ -64,25 +63,7 @@ def facts_from(
     return [fact_from(fact, message_id, zone, i, followup_days) for i, fact in enumerate(extracted)]
 
 
-class LiveFact(Protocol):
-    """What placement reads of a live fact."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def predicate(self) -> str: ...
-    @property
-    def object(self) -> str: ...
-    @property
-    def tier(self) -> str: ...
-    @property
-    def followup_after(self) -> datetime | None: ...
-    @property
-    def written_by(self) -> str: ...
-    @property
-    def recorded_at(self) -> datetime: ...
+LiveFact = StoredFact  # what placement reads of a live fact
 
 
 class Action(StrEnum):

@@ -18,28 +18,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, TypeVar
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from ella.ledger.anchors import AGE_SUBJECT, WEATHER_SUBJECT, cat_age, seed_anchors, weather_for
-from ella.ledger.facts import NewFact
+from ella.ledger.facts import NewFact, StoredFact
 from ella.ledger.rules import Tier, Writer
 
-
-class ClockFact(Protocol):
-    """What the clock reads of a live fact."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def tier(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def object(self) -> str: ...
-    @property
-    def valid_from(self) -> datetime: ...
-
+ClockFact = StoredFact  # what the clock reads of a live fact
 
 F = TypeVar("F", bound=ClockFact)
 

@@ -27,6 +27,7 @@ from typing import Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from ella.guard import Category, Verdict
+from ella.ledger.facts import StoredFact
 from ella.ledger.rules import Status as FactStatus
 from ella.ledger.rules import Tier
 from ella.notifications.policy import Kind, Status
@@ -38,27 +39,7 @@ DEDUPE_PREFIX = "followup:"
 MAX_SELF_LOG = 10  # the most recent entries about the user given to the model (and cited in ``based_on``)
 
 
-class FollowupFact(Protocol):
-    """What the rules read of a world fact."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def user_id(self) -> str: ...
-    @property
-    def tier(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def predicate(self) -> str: ...
-    @property
-    def object(self) -> str: ...
-    @property
-    def followup_after(self) -> datetime | None: ...
-    @property
-    def followup_until(self) -> datetime | None: ...
+FollowupFact = StoredFact  # what the follow-up rules read
 
 
 class SelfLogLike(Protocol):
