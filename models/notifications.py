@@ -66,6 +66,13 @@ class NotificationCandidate(Base):
             postgresql_where=text("status = 'candidate'"),
         ),
         Index("ix_notification_candidates_user_id_created_at", "user_id", "created_at"),
+        # Sent and still fresh: the dispatcher re-publishes those whose outbox record never reached the stream.
+        Index(
+            "ix_notification_candidates_sent_fresh",
+            "fresh_until",
+            sqlite_where=text("status = 'sent'"),
+            postgresql_where=text("status = 'sent'"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -402,14 +409,19 @@ def send(
     return [Sent(cand[0], record) for cand, record in zip(mine, records, strict=True)]
 
 
-def unpublished_notifications(session: Session, limit: int) -> list[tuple[OutboxRecord, int | None]]:
+def unpublished_notifications(session: Session, now: datetime, limit: int) -> list[tuple[OutboxRecord, int | None]]:
     """Notification records committed but never published (a worker died between the commit and the stream),
-    oldest first, with the candidate each came from: through the partial index ``ix_outbox_records_unpublished``."""
+    with the candidate each came from, soonest to go stale first.
+
+    Found through their candidates (sent, still fresh: the partial index ``ix_notification_candidates_sent_fresh``)
+    and not through an index on ``outbox_records.published_at``, which would slow every reply's publish. A record
+    whose candidate went stale before it could be published is never sent: the hard expiry holds here too."""
+    c = NotificationCandidate
     rows = session.execute(
-        select(OutboxRecord, NotificationCandidate.id)
-        .outerjoin(NotificationCandidate, NotificationCandidate.outbox_record_id == OutboxRecord.id)
-        .where(OutboxRecord.published_at.is_(None), OutboxRecord.kind == "notification")
-        .order_by(OutboxRecord.created_at)
+        select(OutboxRecord, c.id)
+        .join(c, c.outbox_record_id == OutboxRecord.id)
+        .where(c.status == Status.SENT.value, c.fresh_until > now, OutboxRecord.published_at.is_(None))
+        .order_by(c.fresh_until, c.id)
         .limit(limit)
     )
     return [(record, candidate_id) for record, candidate_id in rows]

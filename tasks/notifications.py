@@ -2,7 +2,7 @@
 
 One pass, in this order, and why:
 1. re-publish notification outbox records committed but never published (a worker died between the commit and
-   the stream), through the unpublished partial index; the stream's Lua script makes a repeat a no-op;
+   the stream), found through their sent, still-fresh candidates; the stream's Lua script makes a repeat a no-op;
 2. the expiry sweep: candidates past ``fresh_until`` become ``expired``;
 3. keyset pages of due candidates (``status='candidate' AND not_before <= now``, the partial due index; users
    with nothing due cost nothing), each page read with its users' profiles and open conversations in one query;
@@ -154,7 +154,7 @@ class Pass:
         page = self.settings.notification_page
         while True:
             with autocommit_scope() as session:
-                rows = unpublished_notifications(session, page)
+                rows = unpublished_notifications(session, self.now, page)
             failures = 0
             for record, candidate_id in rows:
                 try:

@@ -68,14 +68,12 @@ def upgrade() -> None:
             postgresql_where=sa.text("status = 'candidate'"),
         )
         batch_op.create_index("ix_notification_candidates_user_id_created_at", ["user_id", "created_at"], unique=False)
-
-    with op.batch_alter_table("outbox_records", schema=None) as batch_op:
         batch_op.create_index(
-            "ix_outbox_records_unpublished",
-            ["created_at"],
+            "ix_notification_candidates_sent_fresh",
+            ["fresh_until"],
             unique=False,
-            sqlite_where=sa.text("published_at IS NULL"),
-            postgresql_where=sa.text("published_at IS NULL"),
+            sqlite_where=sa.text("status = 'sent'"),
+            postgresql_where=sa.text("status = 'sent'"),
         )
 
     with op.batch_alter_table("users", schema=None) as batch_op:
@@ -113,14 +111,12 @@ def downgrade() -> None:
         batch_op.drop_column("profile_updated_at")
         batch_op.drop_column("notifications_enabled")
 
-    with op.batch_alter_table("outbox_records", schema=None) as batch_op:
-        batch_op.drop_index(
-            "ix_outbox_records_unpublished",
-            sqlite_where=sa.text("published_at IS NULL"),
-            postgresql_where=sa.text("published_at IS NULL"),
-        )
-
     with op.batch_alter_table("notification_candidates", schema=None) as batch_op:
+        batch_op.drop_index(
+            "ix_notification_candidates_sent_fresh",
+            sqlite_where=sa.text("status = 'sent'"),
+            postgresql_where=sa.text("status = 'sent'"),
+        )
         batch_op.drop_index("ix_notification_candidates_user_id_created_at")
         batch_op.drop_index(
             "ix_notification_candidates_due",
