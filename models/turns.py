@@ -6,7 +6,7 @@ All of it is one transaction, so a redelivered task finds either everything or n
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import literal, select, union_all
 from sqlalchemy.orm import Session
@@ -16,7 +16,7 @@ from models.base import utcnow
 from models.conversation import Conversation, current_conversation, record_turn
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
-from models.user import touch_user
+from models.user import User, touch_user
 
 
 def find_message(session: Session, message_id: str) -> InboundMessage | None:
@@ -27,7 +27,21 @@ def reply_to(session: Session, message_id: str) -> OutboxRecord | None:
     return session.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == message_id)).one_or_none()
 
 
-def store_exchange(
+class Exchange(NamedTuple):
+    """A stored turn's reply record, with the user and conversation rows it touched (held, so that what follows
+    in the same transaction reads them without loading them again: the session's identity map is weak)."""
+
+    record: OutboxRecord
+    user: User
+    conversation: Conversation
+
+
+def store_exchange(session: Session, **turn: Any) -> OutboxRecord:
+    """Insert the turn and its reply (``record_exchange``'s arguments); the reply's outbox record."""
+    return record_exchange(session, **turn).record
+
+
+def record_exchange(
     session: Session,
     *,
     message_id: str,
@@ -39,9 +53,9 @@ def store_exchange(
     timeout: timedelta,
     user_defaults: dict[str, Any],
     task_id: str | None,
-) -> OutboxRecord:
+) -> Exchange:
     """Insert the turn and its reply; raises IntegrityError if ``message_id`` was stored meanwhile."""
-    touch_user(session, user_id, sent_at, user_defaults)
+    user = touch_user(session, user_id, sent_at, user_defaults)
     conv = current_conversation(session, user_id, sent_at, external_conversation_id, timeout)
     record_turn(conv, sent_at, timeout)
     session.add(
@@ -67,7 +81,7 @@ def store_exchange(
     )
     session.add(record)
     session.flush()
-    return record
+    return Exchange(record, user, conv)
 
 
 def _turns(conversation: Any, generated_only: bool) -> Any:

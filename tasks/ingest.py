@@ -27,13 +27,11 @@ from ella.contract import IngestPayload, MalformedPayload, parse_ingest
 from ella.reply import ReplyOutcome, disclose
 from models.base import utcnow
 from models.boundary import log_verdict
-from models.conversation import Conversation
 from models.memory import mark_accessed
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.selflog import add_entries
-from models.turns import find_message, store_exchange
-from models.user import User
+from models.turns import find_message, record_exchange
 from workers import events, inbox
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
@@ -62,7 +60,7 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
 def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, task_id: str | None) -> OutboxRecord:
     """The turn, its reply and everything that belongs with them, in the caller's transaction."""
     settings = get_settings()
-    record = store_exchange(
+    record, user, conversation = record_exchange(
         session,
         message_id=payload.message_id,
         user_id=payload.user_id,
@@ -84,8 +82,6 @@ def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, 
             message_id=payload.message_id,
             text=payload.text if settings.boundary_log_text else None,
         )
-    user = session.get_one(User, record.user_id)
-    conversation = session.get_one(Conversation, record.conversation_id)
     given = disclose(
         record.text,
         payload.sent_at,
