@@ -95,11 +95,16 @@ class NotificationCandidate(Base):
 
     @property
     def fact_ids(self) -> list[int]:
-        return [int(i) for i in json.loads(self.based_on).get("facts", [])]
+        return grounded_on(self.based_on, "facts")
 
     @property
     def self_log_ids(self) -> list[int]:
-        return [int(i) for i in json.loads(self.based_on).get("self_log", [])]
+        return grounded_on(self.based_on, "self_log")
+
+
+def grounded_on(based_on: str, kind: str) -> list[int]:
+    """The ids of one kind (``facts``, ``self_log``) in a candidate's ``based_on`` JSON."""
+    return [int(i) for i in json.loads(based_on).get(kind, [])]
 
 
 def based_on_json(fact_ids: list[int], self_log_ids: list[int]) -> str:
@@ -217,7 +222,7 @@ class Due:
 
     @property
     def fact_ids(self) -> list[int]:
-        return [int(i) for i in json.loads(self.based_on).get("facts", [])]
+        return grounded_on(self.based_on, "facts")
 
 
 @dataclass(frozen=True)
@@ -226,9 +231,9 @@ class Sent:
     record: OutboxRecord
 
 
-_CANDIDATE: ColumnElement[str] = literal_column(
-    "'candidate'", String()
-)  # a literal, so the partial indexes' predicate matches on both back ends
+# Literals, not bound parameters, so that SQLite's planner sees the partial indexes' predicates match.
+_CANDIDATE: ColumnElement[str] = literal_column("'candidate'", String())
+_SENT: ColumnElement[str] = literal_column("'sent'", String())
 
 
 def _with_user() -> Select[*tuple[Any, ...]]:
@@ -420,7 +425,7 @@ def unpublished_notifications(session: Session, now: datetime, limit: int) -> li
     rows = session.execute(
         select(OutboxRecord, c.id)
         .join(c, c.outbox_record_id == OutboxRecord.id)
-        .where(c.status == Status.SENT.value, c.fresh_until > now, OutboxRecord.published_at.is_(None))
+        .where(c.status == _SENT, c.fresh_until > now, OutboxRecord.published_at.is_(None))
         .order_by(c.fresh_until, c.id)
         .limit(limit)
     )

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from ella.guard import Category, classify
 from ella.ledger.rules import Writer
 from ella.llm.port import ModelPort
-from ella.llm.types import Completion, CompletionRequest, PermanentModelError, TransientModelError, Usage
+from ella.llm.types import CompletionRequest, PermanentModelError, TransientModelError
 from ella.notifications import followups, generic
 from ella.notifications.generic import QuietState
 from ella.notifications.policy import Kind
@@ -24,6 +24,7 @@ from models.ledger import NewFact, append, retire
 from models.notifications import add_candidate
 from models.selflog import add_entries
 from models.supersession import supersede
+from tests.support.scripted import Scripted
 from workers.db import autocommit_scope, session_scope
 from workers.settings import Settings, get_settings
 
@@ -32,21 +33,6 @@ OPENS = datetime(2026, 12, 4, 0, 0, tzinfo=UTC)
 CLOSES = OPENS + timedelta(days=3)
 FRIDAY = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 FINE = "How did your interview go? I've been thinking of you."
-
-
-class Scripted:
-    """A model at the edge of the world: answers from a function of the request, and keeps every request."""
-
-    name = "scripted"
-    reads_context = True
-
-    def __init__(self, answer: Callable[[CompletionRequest], str]) -> None:
-        self.answer = answer
-        self.requests: list[CompletionRequest] = []
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        self.requests.append(request)
-        return Completion(text=self.answer(request), model="scripted", usage=Usage(input_tokens=10, output_tokens=5))
 
 
 def says(text: str) -> Callable[[CompletionRequest], str]:

@@ -12,28 +12,17 @@ import pytest
 
 from ella.embeddings import HashingEmbedder
 from ella.llm.port import ModelPort
-from ella.llm.types import Completion, CompletionRequest, Usage
+from ella.llm.types import CompletionRequest
 from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts
 from ella.memory.nodes import THOUGHT_TTL
 from ella.memory.perceive import perceive
 from ella.memory.reflection import reflect
 from ella.memory.retrieval import DEFAULT_WEIGHTS
+from tests.support.scripted import Scripted
 
 pytestmark = pytest.mark.domain
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 EMBEDDER = HashingEmbedder()
-
-
-class Scripted:
-    name = "scripted"
-    reads_context = True
-
-    def __init__(self, answer: Callable[[CompletionRequest], str]) -> None:
-        self.answer, self.kinds = answer, []
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        self.kinds.append(request.kind)
-        return Completion(text=self.answer(request), model="scripted", usage=Usage())
 
 
 def port(answer: Callable[[CompletionRequest], str]) -> ModelPort:
@@ -72,7 +61,7 @@ def test_an_idle_observation_costs_no_call_and_scores_one():
         ModelPort(model, {}), EMBEDDER, user_id="sam", description="sam is idle", node_type="event", at=NOW,
         dedupe_key="k",
     )  # fmt: skip
-    assert draft is not None and draft.poignancy == 1 and model.kinds == []
+    assert draft is not None and draft.poignancy == 1 and model.requests == []
     assert (draft.triple.subject, draft.triple.predicate, draft.triple.object) == ("sam", "is", "idle")
 
 

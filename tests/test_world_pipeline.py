@@ -15,33 +15,19 @@ from ella.contract import IngestPayload
 from ella.ledger.brief import world_brief
 from ella.ledger.rules import Writer
 from ella.llm.port import ModelPort
-from ella.llm.types import Completion, CompletionRequest, Usage
+from ella.llm.types import CompletionRequest
 from models import SelfLogEntry, User, WorldFact
 from models.ledger import NewFact, append, current, history
 from models.review import open_reviews
 from models.world_clock import advance_world
 from tests.conftest import wait_for
+from tests.support.scripted import Scripted
 from tests.support.supersession_ways import on_both_ways, supersession_way  # noqa: F401  (a fixture)
 from workers.db import autocommit_scope, session_scope
 from workers.gateway import enqueue_message
 from workers.settings import Settings
 
 SUNDAY = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
-
-
-class Scripted:
-    """A model at the edge of the world: answers from a function of the request, and keeps every request."""
-
-    name = "scripted"
-    reads_context = True
-
-    def __init__(self, answer: Callable[[CompletionRequest], str]) -> None:
-        self.answer = answer
-        self.requests: list[CompletionRequest] = []
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        self.requests.append(request)
-        return Completion(text=self.answer(request), model="scripted", usage=Usage(input_tokens=10, output_tokens=5))
 
 
 def use_model(monkeypatch: pytest.MonkeyPatch, module: object, provider: object) -> None:

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from ella.contract import IngestPayload
 from ella.guard.disclosure import DisclosurePolicy
 from ella.ledger.brief import world_brief
+from ella.profile import window_minutes
 from ella.reply import ReplyContext, ReplyOutcome, ReplyPolicy, respond
 from ella.selflog import recent_thoughts
 from models.memory import user_nodes
@@ -32,8 +33,8 @@ from workers.settings import Settings, get_settings
 
 def new_user_defaults(settings: Settings) -> dict[str, Any]:
     """The columns a user's row starts with, from the ``ELLA_DEFAULT_*`` settings."""
-    dnd = settings.window_minutes(settings.default_do_not_disturb)
-    active = settings.window_minutes(settings.default_active_hours)
+    dnd = window_minutes(settings.default_do_not_disturb)
+    active = window_minutes(settings.default_active_hours)
     return {
         "timezone": settings.default_timezone,
         "dnd_start_minute": dnd[0],

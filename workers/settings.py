@@ -6,7 +6,6 @@ same knobs, and ``ella config`` must be able to print exactly what a process wil
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from importlib import import_module, resources
@@ -17,7 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-_HHMM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+from ella.profile import window_minutes
 
 
 def packaged_guard_corpus() -> str:
@@ -44,14 +43,6 @@ def sdk_deprecated_models() -> Mapping[str, str]:
     if not isinstance(listed, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in listed.items()):
         return {}
     return listed
-
-
-def hhmm_to_minute(value: str) -> int:
-    """``"21:30"`` -> minutes after midnight (1290); the database stores windows as minutes."""
-    match = _HHMM.match(value)
-    if not match:
-        raise ValueError(f"expected HH:MM (00:00-23:59), got {value!r}")
-    return int(match.group(1)) * 60 + int(match.group(2))
 
 
 class Settings(BaseSettings):
@@ -201,11 +192,7 @@ class Settings(BaseSettings):
     @field_validator("default_active_hours", "default_do_not_disturb")
     @classmethod
     def _window(cls, value: str) -> str:
-        start, sep, end = value.partition("-")
-        if not sep:
-            raise ValueError(f"expected HH:MM-HH:MM, got {value!r}")
-        hhmm_to_minute(start)
-        hhmm_to_minute(end)
+        window_minutes(value)  # the profile's own rule: HH:MM-HH:MM, either may wrap midnight
         return value
 
     @model_validator(mode="after")
@@ -282,10 +269,6 @@ class Settings(BaseSettings):
     @property
     def queues(self) -> tuple[str, str, str]:
         return (self.queue_inbound, self.queue_cognition, self.queue_batch)
-
-    def window_minutes(self, window: str) -> tuple[int, int]:
-        start, _, end = window.partition("-")
-        return hhmm_to_minute(start), hhmm_to_minute(end)
 
     def masked(self) -> dict[str, Any]:
         """The settings as ``ella config`` prints them: URLs without passwords, secrets as ``****``."""

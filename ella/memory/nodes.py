@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from ella.embeddings import Embedder
-from ella.memory.retrieval import tokenize
+from ella.lexicon import tokenize
 
 NodeType = Literal["event", "chat", "thought"]
 THOUGHT_TTL = timedelta(days=30)

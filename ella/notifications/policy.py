@@ -146,7 +146,7 @@ def should_send(candidate: CandidateState, user: Recipient, now: datetime, rules
         tomorrow = datetime.combine(local.date() + timedelta(days=1), time(0, 0), tzinfo=user.zone)
         return Decision(False, Hold.DAILY_CAP, tomorrow)
     dnd = user.do_not_disturb
-    if dnd is not None and dnd.start != dnd.end and dnd.contains(minute):
+    if dnd is not None and dnd.contains(minute):  # an empty window (start == end) contains no minute
         return Decision(False, Hold.DO_NOT_DISTURB, dnd.next_edge(local, entering=False))
     if not user.active_hours.contains(minute):
         if user.active_hours.start == user.active_hours.end:
