@@ -227,8 +227,12 @@ class Due:
 
 @dataclass(frozen=True)
 class Sent:
+    """A notification committed as an outbox record; ``body`` is the candidate's text (without the AI notice the
+    record's text opens with), which is what Ella remembers saying."""
+
     candidate_id: int
     record: OutboxRecord
+    body: str
 
 
 # Literals, not bound parameters, so that SQLite's planner sees the partial indexes' predicates match.
@@ -411,10 +415,10 @@ def send(
     session.execute(
         update(c), [{"id": cand[0], "outbox_record_id": r.id} for cand, r in zip(mine, records, strict=True)]
     )
-    return [Sent(cand[0], record) for cand, record in zip(mine, records, strict=True)]
+    return [Sent(cand[0], record, cand[3]) for cand, record in zip(mine, records, strict=True)]
 
 
-def unpublished_notifications(session: Session, now: datetime, limit: int) -> list[tuple[OutboxRecord, int | None]]:
+def unpublished_notifications(session: Session, now: datetime, limit: int) -> list[Sent]:
     """Notification records committed but never published (a worker died between the commit and the stream),
     with the candidate each came from, soonest to go stale first.
 
@@ -423,13 +427,13 @@ def unpublished_notifications(session: Session, now: datetime, limit: int) -> li
     whose candidate went stale before it could be published is never sent: the hard expiry holds here too."""
     c = NotificationCandidate
     rows = session.execute(
-        select(OutboxRecord, c.id)
+        select(OutboxRecord, c.id, c.body)
         .join(c, c.outbox_record_id == OutboxRecord.id)
         .where(c.status == _SENT, c.fresh_until > now, OutboxRecord.published_at.is_(None))
         .order_by(c.fresh_until, c.id)
         .limit(limit)
     )
-    return [(record, candidate_id) for record, candidate_id in rows]
+    return [Sent(candidate_id, record, body) for record, candidate_id, body in rows]
 
 
 def user_candidates(session: Session, user_id: str, limit: int) -> list[NotificationCandidate]:

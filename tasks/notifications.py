@@ -31,6 +31,7 @@ from ella.notifications.policy import CandidateState, Decision, Recipient, Rules
 from models.base import utcnow
 from models.notifications import (
     Due,
+    Sent,
     due_candidates,
     end_candidates,
     expire_stale,
@@ -156,27 +157,27 @@ class Pass:
             with autocommit_scope() as session:
                 rows = unpublished_notifications(session, self.now, page)
             failures = 0
-            for record, candidate_id in rows:
+            for one in rows:
                 try:
-                    self.deliver(record, candidate_id)
+                    self.deliver(one)
                     self.counts["republished"] += 1
                 except Exception as exc:  # noqa: BLE001 - the next pass tries again
                     failures += 1
-                    self.failed(candidate_id, record.user_id, exc, "publish")
+                    self.failed(one.candidate_id, one.record.user_id, exc, "publish")
             if len(rows) < page or failures:
                 return
 
-    def deliver(self, record: Any, candidate_id: int | None) -> None:
+    def deliver(self, sent: Sent) -> None:
         """After the commit: the stream (once per record) and memory (once per candidate)."""
+        record = sent.record
         publish(record)
-        if candidate_id is not None:
-            events.notification_to_memory(
-                user_id=record.user_id,
-                candidate_id=candidate_id,
-                body=record.text,
-                sent_at=record.created_at.isoformat(),
-                conversation_id=record.conversation_id,
-            )
+        events.notification_to_memory(
+            user_id=record.user_id,
+            candidate_id=sent.candidate_id,
+            body=sent.body,
+            sent_at=record.created_at.isoformat(),
+            conversation_id=record.conversation_id,
+        )
 
     def expire(self) -> None:
         with session_scope() as session:
@@ -239,7 +240,7 @@ class Pass:
             for one in sent:
                 self.counts["sent"] += 1
                 try:
-                    self.deliver(one.record, one.candidate_id)
+                    self.deliver(one)
                 except Exception as exc:  # noqa: BLE001 - committed: the next pass re-publishes it
                     self.failed(one.candidate_id, by_id[one.candidate_id].user_id, exc, "publish")
 

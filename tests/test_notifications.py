@@ -287,7 +287,7 @@ def test_a_worker_killed_between_commit_and_publish_is_published_once_by_the_nex
     add_user(f"{prefix}-k", now)
     cid = add_candidate(f"{prefix}-k", now)
     with monkeypatch.context() as m:
-        m.setattr(notifications.Pass, "deliver", lambda self, record, candidate_id: None)  # dies after the commit
+        m.setattr(notifications.Pass, "deliver", lambda self, sent: None)  # dies after the commit
         assert dispatch(now).get("sent") == 1
     [record] = notification_records(prefix)
     assert record.published_at is None and stream_entries(outbox, prefix) == []
@@ -310,7 +310,7 @@ def test_a_record_left_unpublished_past_its_candidates_expiry_is_never_published
     add_user(f"{prefix}-late", now)
     add_candidate(f"{prefix}-late", now, fresh_for=timedelta(minutes=30))
     with monkeypatch.context() as m:
-        m.setattr(notifications.Pass, "deliver", lambda self, record, candidate_id: None)  # dies after the commit
+        m.setattr(notifications.Pass, "deliver", lambda self, sent: None)  # dies after the commit
         assert dispatch(now).get("sent") == 1
     assert dispatch(now + timedelta(hours=1)).get("republished", 0) == 0  # stale by then: the hard expiry holds
     assert stream_entries(outbox, prefix) == []

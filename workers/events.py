@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ella.guard.disclosure import AI_NOTICE
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
@@ -71,7 +70,9 @@ def conversation_closed(conversation_id: int) -> None:
     )
 
 
-def notification_to_memory(*, user_id: str, candidate_id: int, body: str, sent_at: str, conversation_id: int) -> None:
+def notification_to_memory(
+    *, user_id: str, candidate_id: int, body: str, sent_at: str, conversation_id: int | None
+) -> None:
     """A notification Ella sent to ``ella.perceive``, with its perception given (no model call), once per
     candidate (``source_message_id`` ``notification:<id>``): when the user answers, she remembers asking."""
     from tasks.memory import perceive
@@ -80,7 +81,7 @@ def notification_to_memory(*, user_id: str, candidate_id: int, body: str, sent_a
     perceive.apply_async(
         kwargs={
             "user_id": user_id,
-            "description": f"Ella reached out: {body.removeprefix(AI_NOTICE).strip()}",
+            "description": f"Ella reached out: {body}",
             "node_type": "event",
             "created_at": sent_at,
             "source_message_id": source,
