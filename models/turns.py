@@ -36,12 +36,7 @@ class Exchange(NamedTuple):
     conversation: Conversation
 
 
-def store_exchange(session: Session, **turn: Any) -> OutboxRecord:
-    """Insert the turn and its reply (``record_exchange``'s arguments); the reply's outbox record."""
-    return record_exchange(session, **turn).record
-
-
-def record_exchange(
+def store_exchange(
     session: Session,
     *,
     message_id: str,

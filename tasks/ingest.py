@@ -31,7 +31,7 @@ from models.memory import mark_accessed
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.selflog import add_entries
-from models.turns import find_message, record_exchange
+from models.turns import find_message, store_exchange
 from workers import events, inbox
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
@@ -60,7 +60,7 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
 def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, task_id: str | None) -> OutboxRecord:
     """The turn, its reply and everything that belongs with them, in the caller's transaction."""
     settings = get_settings()
-    record, user, conversation = record_exchange(
+    record, user, conversation = store_exchange(
         session,
         message_id=payload.message_id,
         user_id=payload.user_id,

@@ -119,7 +119,7 @@ def test_a_closed_conversation_gets_a_memo_and_a_planning_thought_citing_its_cha
             timeout=timedelta(minutes=30),
             user_defaults={},
             task_id=None,
-        )
+        ).record
         conv = s.get(Conversation, record.conversation_id)
         conv.closed_at, conv.close_reason = t0 + timedelta(minutes=30), "inactive"
     assert close_conversation.apply(kwargs={"conversation_id": record.conversation_id}).get() == 2

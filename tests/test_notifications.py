@@ -184,7 +184,7 @@ def test_an_answer_within_the_reply_window_continues_the_conversation_that_holds
     with session_scope() as s:
         reply = store_exchange(s, message_id=f"{prefix}-m1", user_id=user, text="It went great!", sent_at=answered_at,
                                external_conversation_id="gw-1", reply=OutgoingReply("So glad!"), timeout=timeout,
-                               user_defaults={}, task_id=None)  # fmt: skip
+                               user_defaults={}, task_id=None).record  # fmt: skip
         assert reply.conversation_id == record.conversation_id
     with session_scope() as s:
         history = open_conversation_history(s, user)
@@ -227,7 +227,7 @@ def test_an_answer_after_the_reply_window_starts_a_new_conversation(migrated_db,
     with session_scope() as s:
         reply = store_exchange(s, message_id=f"{prefix}-m1", user_id=user, text="hi", sent_at=late,
                                external_conversation_id=None, reply=OutgoingReply("hello"), timeout=timeout,
-                               user_defaults={}, task_id=None)  # fmt: skip
+                               user_defaults={}, task_id=None).record  # fmt: skip
         assert reply.conversation_id != record.conversation_id
         closed = s.get_one(Conversation, record.conversation_id)
         assert (closed.close_reason, closed.closed_at) == ("inactive", late - timedelta(minutes=1))

@@ -91,7 +91,7 @@ def exchange(session, message_id: str, user_id: str, at: datetime, conversation_
         timeout=TIMEOUT,
         user_defaults=DEFAULTS,
         task_id=None,
-    )
+    ).record
 
 
 def test_datetimes_come_back_aware_in_utc_and_naive_ones_are_refused(migrated_db):
