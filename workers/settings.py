@@ -7,6 +7,7 @@ same knobs, and ``ella config`` must be able to print exactly what a process wil
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from functools import lru_cache
 from importlib import import_module, resources
 from pathlib import Path
@@ -17,6 +18,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator, model_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ella.profile import window_minutes
+from ella.usage import DEFAULT_PRICES
 
 
 def packaged_guard_corpus() -> str:
@@ -130,13 +132,10 @@ class Settings(BaseSettings):
     llm_live_max_retries: int = Field(2, ge=0, description="The same for a live reply, where a user waits.")
     llm_retry_base_s: float = Field(2.0, gt=0)
     llm_retry_max_s: float = Field(120.0, gt=0)
-    # USD per million tokens: input, output, cache write (5 min), cache read; batches cost half.
+    # USD per million tokens: input, output, cache write (5 min), cache read.
     prices: dict[str, dict[str, float]] = Field(
-        default_factory=lambda: {
-            "claude-sonnet-4-6": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30},
-            "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.10},
-            "offline": {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0},
-        }
+        default_factory=lambda: {model: asdict(price) for model, price in DEFAULT_PRICES.items()},
+        description="USD per million tokens per model; the default is ella.usage.DEFAULT_PRICES.",
     )
     batch_price_factor: float = Field(0.5, gt=0, le=1)
     batch_max_submissions: int = Field(
