@@ -33,7 +33,7 @@ class ModelPrice:
     @classmethod
     def of(cls, input: float, output: float) -> ModelPrice:
         """A model priced the Anthropic way: cache writes and reads as multiples of the input price."""
-        return cls(input, output, input * CACHE_WRITE_MULTIPLIER, input * CACHE_READ_MULTIPLIER)
+        return cls(input, output, round(input * CACHE_WRITE_MULTIPLIER, 9), round(input * CACHE_READ_MULTIPLIER, 9))
 
     @classmethod
     def from_mapping(cls, model: str, price: Mapping[str, float]) -> ModelPrice:
