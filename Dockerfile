@@ -15,11 +15,12 @@ ENV PATH=/opt/venv/bin:$PATH
 
 WORKDIR /src
 
-# Dependencies first, from pyproject.toml alone, so a code change does not reinstall them.
-COPY pyproject.toml ./
+# Dependencies first, from pyproject.toml alone (at the versions constraints.txt pins), so a code change does
+# not reinstall them.
+COPY pyproject.toml constraints.txt ./
 RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep=chr(10))" \
         > requirements.txt \
-    && pip install -r requirements.txt
+    && pip install -c constraints.txt -r requirements.txt
 
 # Everything the wheel packages (pyproject.toml: packages.find include, py-modules, package data such as
 # migrations/script.py.mako). tests/test_docker_compose.py checks this list against pyproject.toml.
@@ -29,7 +30,7 @@ COPY tasks ./tasks
 COPY models ./models
 COPY ella ./ella
 COPY migrations ./migrations
-RUN pip install . \
+RUN pip install -c constraints.txt . \
     && python -c "import beat_schedule, migrations, workers.cli"
 
 # --- runtime: the virtualenv only (no source tree, no build leftovers), run by an unprivileged user ---

@@ -6,10 +6,10 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo test test-fast lint bench install clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
 	@touch $(STAMP)
 
 install: $(STAMP)

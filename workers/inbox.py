@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -55,12 +56,18 @@ def forget(client: redis.Redis, message_id: object) -> None:
 def overdue(client: redis.Redis, older_than_s: float, limit: int = 500) -> list[tuple[str, dict[str, Any], int]]:
     """(message_id, kwargs, re-sends so far) of messages enqueued more than ``older_than_s`` ago, unanswered."""
     keys = InboxKeys.of()
-    ids = client.zrangebyscore(keys.due, "-inf", time.time() - older_than_s, start=0, num=limit)
+    # redis-py's stubs type replies as a union over RESP2/RESP3 shapes; a plain sorted-set range is a list of members.
+    ids: list[bytes | str] = list(
+        cast(
+            Iterable[bytes | str],
+            client.zrangebyscore(keys.due, "-inf", time.time() - older_than_s, start=0, num=limit),
+        )
+    )
     if not ids:
         return []
     payloads = client.hmget(keys.payloads, ids)
     counts = client.hmget(keys.resends, ids)
-    out = []
+    out: list[tuple[str, dict[str, Any], int]] = []
     for message_id, payload, resends in zip(ids, payloads, counts, strict=True):
         mid = message_id.decode() if isinstance(message_id, bytes) else message_id
         if payload is None:  # answered between the two reads

@@ -6,6 +6,8 @@ add a second entry. The script checks a per-record marker and appends in one ato
 
 from __future__ import annotations
 
+from typing import Any
+
 import redis
 
 from ella.contract import OutboxEntry
@@ -62,9 +64,11 @@ class OutboxReader:
     def _decode(value: bytes | str) -> str:
         return value.decode() if isinstance(value, bytes) else value
 
-    def _entries(self, response: list) -> list[OutboxEntry]:
+    def _entries(self, response: Any) -> list[OutboxEntry]:
+        """Entries of an XREADGROUP/XAUTOCLAIM reply: a list of (stream, items) under RESP2, a mapping under RESP3."""
         out = []
-        for _stream, items in response or []:
+        pairs = response.items() if isinstance(response, dict) else (response or [])
+        for _stream, items in pairs:
             for stream_id, fields in items:
                 if fields:  # a pending entry trimmed away comes back with no fields
                     decoded = {self._decode(k): self._decode(v) for k, v in fields.items()}
