@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
@@ -20,6 +21,24 @@ from ella.profile import LOCALE_PATTERN, WINDOW_PATTERN, iana_zones, window_minu
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@/+=-]*$"
 ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+# A message's ``sent_at`` is a moment a person typed something: not before this, and not further ahead of our
+# clock than the skew below. Why: a year-9999 ``sent_at`` passed validation and then overflowed ``datetime``
+# arithmetic (conversation timeouts) in every retry, ending as several dead letters instead of one.
+EARLIEST_SENT_AT = datetime(2000, 1, 1, tzinfo=UTC)
+MAX_CLOCK_SKEW = timedelta(days=1)
+
+
+def _iso_8601(value: Any) -> Any:
+    """pydantic would read 1700000000 (or "1700000000") as epoch seconds: a unit guess, not ISO-8601."""
+    if isinstance(value, int | float) or (isinstance(value, str) and not ISO_DATETIME.match(value)):
+        raise ValueError(f"must be an ISO-8601 date and time with a zone offset, got {value!r}")
+    return value
+
+
+def is_blank(text: str) -> bool:
+    """Nothing a person could read: only whitespace, format characters (zero-width space and joiners, BOM,
+    word joiner) and control characters."""
+    return all(ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc") for ch in text)
 
 
 class MalformedPayload(ValueError):
@@ -48,6 +67,22 @@ class IngestPayload(BaseModel):
             raise ValueError(f"must be a string, not {type(value).__name__}")
         return value
 
+    @field_validator("sent_at", mode="before")
+    @classmethod
+    def _sent_at_iso_8601(cls, value: Any) -> Any:
+        return _iso_8601(value)
+
+    @field_validator("sent_at")
+    @classmethod
+    def _sent_at_plausible(cls, value: datetime) -> datetime:
+        latest = datetime.now(UTC) + MAX_CLOCK_SKEW
+        if not EARLIEST_SENT_AT <= value <= latest:
+            raise ValueError(
+                f"{value.isoformat()} is outside {EARLIEST_SENT_AT.date()} .. now + {MAX_CLOCK_SKEW}; "
+                "check the gateway's clock and units"
+            )
+        return value
+
 
 def clean_text(text: str, max_chars: int) -> str:
     """NFC-normalised text, or a MalformedPayload saying exactly what is wrong with it."""
@@ -62,8 +97,8 @@ def clean_text(text: str, max_chars: int) -> str:
     text = unicodedata.normalize("NFC", text)
     if len(text) > max_chars:
         raise MalformedPayload(f"text: {len(text)} characters, the limit is {max_chars}")
-    if not text.strip():
-        raise MalformedPayload("text: empty or only whitespace")
+    if is_blank(text):
+        raise MalformedPayload("text: empty or only whitespace, zero-width or control characters")
     return text
 
 
@@ -116,11 +151,8 @@ class ProfilePayload(BaseModel):
 
     @field_validator("updated_at", mode="before")
     @classmethod
-    def _iso_8601(cls, value: Any) -> Any:
-        # pydantic would read 1700000000 (or "1700000000") as epoch seconds: a unit guess, not ISO-8601
-        if isinstance(value, int | float) or (isinstance(value, str) and not ISO_DATETIME.match(value)):
-            raise ValueError(f"must be an ISO-8601 date and time with a zone offset, got {value!r}")
-        return value
+    def _updated_at_iso_8601(cls, value: Any) -> Any:
+        return _iso_8601(value)
 
     @field_validator("timezone")
     @classmethod

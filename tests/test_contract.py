@@ -292,3 +292,34 @@ def test_from_fields_ignores_unknown_fields_of_a_newer_writer() -> None:
     assert back.text == entry().text
     assert not hasattr(back, "tone")
     assert "tone" not in back.to_fields()
+
+
+# --- implausible values that used to pass (issue 11, item 11) ------------------------------------------
+
+
+@pytest.mark.parametrize("sent_at", ["9999-12-31T23:59:59+00:00", datetime(9999, 12, 31, 23, 59, tzinfo=UTC)])
+def test_sent_at_in_year_9999_is_refused_before_any_date_arithmetic(sent_at: Any) -> None:
+    assert "sent_at" in refused(good(sent_at=sent_at))
+
+
+def test_sent_at_before_2000_is_refused() -> None:
+    assert "sent_at" in refused(good(sent_at="1970-01-01T00:00:00+00:00"))
+
+
+def test_sent_at_a_few_hours_ahead_is_accepted_as_clock_skew() -> None:
+    ahead = datetime.now(UTC) + timedelta(hours=3)
+    assert parse_ingest((), good(sent_at=ahead), MAX).sent_at == ahead
+
+
+@pytest.mark.parametrize("epoch", [1_700_000_000, 1_700_000_000.5, "1700000000"])
+def test_epoch_sent_at_is_refused_not_guessed(epoch: Any) -> None:
+    assert "sent_at: Value error, must be an ISO-8601" in refused(good(sent_at=epoch))
+
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200b\u200c\u200d", "\ufeff \u2060", "\u200b\x01\n"])
+def test_zero_width_or_control_only_text_is_refused(text: str) -> None:
+    assert "text: empty" in refused(good(text=text))
+
+
+def test_text_with_a_zero_width_joiner_inside_words_is_accepted() -> None:
+    assert parse_ingest((), good(text="\U0001f469\u200d\U0001f4bb hi"), MAX).text == "\U0001f469\u200d\U0001f4bb hi"
