@@ -18,7 +18,7 @@ import anthropic
 import pytest
 
 from ella.llm.kinds import KINDS
-from tests.support.fake_anthropic import PLAIN_ANSWER, FakeAnthropic, estimate_tokens
+from tests.support.fake_anthropic import FAILURE_TEXT, PLAIN_ANSWER, FakeAnthropic, estimate_tokens
 
 MODEL = "claude-sonnet-4-6"
 LONG = "Ella remembers what matters to the people she talks with. " * 100  # ~1450 tokens: over 1024
@@ -227,6 +227,45 @@ def test_the_sdk_retries_a_429_by_itself(fake: FakeAnthropic) -> None:
     assert message.content[0].text == PLAIN_ANSWER
     attempts = fake.message_requests
     assert [r["headers"]["x-stainless-retry-count"] for r in attempts] == ["0", "1"]
+
+
+def test_a_truncated_body_escapes_the_sdk_as_a_json_decode_error_not_an_api_error(fake: FakeAnthropic) -> None:
+    """Pinned because the provider must catch it itself: the SDK neither wraps nor retries a body it cannot decode."""
+    fake.enqueue(fault="truncated_body")
+    with pytest.raises(json.JSONDecodeError):
+        ask(client(fake, max_retries=2))
+    assert len(fake.message_requests) == 1
+    assert ask(client(fake)).content[0].text == PLAIN_ANSWER
+
+
+def test_faults_in_nested_strings_leave_the_top_level_alone(fake: FakeAnthropic) -> None:
+    api = client(fake)
+    fake.enqueue(fault="nul_in_strings")
+    fake.enqueue(fault="failure_in_strings")
+    memo = '<task kind="memo">Write a memo.</task>'
+    with_nul = json.loads(ask(api, memo).content[0].text)
+    assert "\x00" not in with_nul["memo"] and "\x00" in with_nul["perception"]["subject"]
+    failed = json.loads(ask(api, memo).content[0].text)
+    assert failed["memo"] == KINDS["memo"].example().memo and failed["perception"]["object"] == FAILURE_TEXT
+    assert failed["perception"]["score"] == KINDS["memo"].example().perception.score
+
+
+def test_deep_json_is_nested_as_deep_as_asked(fake: FakeAnthropic) -> None:
+    fake.enqueue(fault="deep_json", depth=3)
+    fake.enqueue(fault="deep_json")
+    api = client(fake)
+    assert json.loads(ask(api).content[0].text) == {"x": [[[]]]}
+    assert ask(api).content[0].text.count("[") == 5000
+
+
+def test_a_fault_can_be_scripted_several_times_and_an_unknown_one_is_refused(fake: FakeAnthropic) -> None:
+    fake.enqueue(status=529, times=2)
+    for _ in range(2):
+        with pytest.raises(anthropic.InternalServerError):
+            ask(client(fake))
+    assert ask(client(fake)).content[0].text == PLAIN_ANSWER
+    with pytest.raises(ValueError, match="unknown fault"):
+        fake.enqueue(fault="gremlins")
 
 
 def test_max_in_flight_counts_concurrent_requests(fake: FakeAnthropic) -> None:

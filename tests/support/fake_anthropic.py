@@ -10,7 +10,8 @@ What it emulates, and why:
 * ``POST /v1/messages`` answers with a valid output for the prompt kind it finds (``<task kind="...">``), so the
   app's parsing path runs for real; ``responder`` overrides that.
 * A FIFO script of canned outcomes (``enqueue``) provokes every failure the provider must survive: 429 with
-  ``retry-after``, 529 overloaded, 5xx, 4xx, non-JSON text, a slow answer (client timeout).
+  ``retry-after``, 529 overloaded, 5xx, 4xx, non-JSON text, a slow answer (client timeout), and broken model
+  output (``FAULTS``: a truncated HTTP body, NUL or failure text in nested strings, JSON nested thousands deep).
 * ``latency`` and ``max_in_flight`` measure a client's global concurrency limit.
 * Prompt caching is emulated from the ``cache_control`` breakpoints, so the *placement* of a client's breakpoints
   can be measured in ``usage`` (a misplaced breakpoint shows up as cache writes that are never read).
@@ -61,6 +62,17 @@ TASK_KIND = re.compile(r'<task kind="([a-z_]+)">')
 PLAIN_ANSWER = "Hello from the fake Anthropic API."
 BATCH_OUTCOMES = ("succeeded", "errored", "canceled", "expired")
 _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+# Faults a scripted answer can carry (``enqueue(fault=...)``), each a way real model output or transport broke:
+#   truncated_body      status 200 whose JSON body is cut in half (content-length matches the cut body), as a proxy
+#                       or a dropped connection leaves it; the SDK cannot decode it.
+#   nul_in_strings      the answer's JSON with a NUL character inside every string below the top level
+#                       (PostgreSQL refuses NUL in text).
+#   failure_in_strings  the answer's JSON with every string below the top level replaced by ``FAILURE_TEXT``.
+#   deep_json           ``{"x": [[[...]]]}`` nested ``depth`` deep (default 5000: deeper than Python's recursion limit).
+# A slow answer is ``delay=`` (seconds slept before answering), combinable with any fault.
+FAULTS = ("truncated_body", "nul_in_strings", "failure_in_strings", "deep_json")
+FAILURE_TEXT = "Error: the model is overloaded, TOKEN LIMIT EXCEEDED"
+DEEP_JSON_DEPTH = 5000
 
 
 def estimate_tokens(text: str) -> int:
@@ -185,6 +197,33 @@ class Outcome:
     delay: float = 0.0
     message: str | None = None
     error_type: str | None = None
+    fault: str | None = None  # one of FAULTS
+    depth: int = DEEP_JSON_DEPTH  # of ``deep_json``
+
+
+def _map_nested_strings(value: Any, change: Callable[[str], str], depth: int = 0) -> Any:
+    """``value`` with ``change`` applied to every string below the top level (keys stay as they are)."""
+    if isinstance(value, str):
+        return change(value) if depth > 1 else value
+    if isinstance(value, list):
+        return [_map_nested_strings(v, change, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_nested_strings(v, change, depth + 1) for k, v in value.items()}
+    return value
+
+
+def faulty_text(text: str, fault: str | None, depth: int = DEEP_JSON_DEPTH) -> str:
+    """The answer text a text-level fault makes of ``text`` (a non-JSON text gets the fault in the text itself)."""
+    if fault == "deep_json":
+        return '{"x": ' + "[" * depth + "]" * depth + "}"
+    if fault not in ("nul_in_strings", "failure_in_strings"):
+        return text
+    change = (lambda s: s[: len(s) // 2] + "\x00" + s[len(s) // 2 :]) if fault == "nul_in_strings" else None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return change(text) if change else FAILURE_TEXT
+    return json.dumps(_map_nested_strings(data, change or (lambda _s: FAILURE_TEXT)))
 
 
 @dataclass
@@ -312,15 +351,24 @@ class FakeAnthropic:
         delay: float = 0.0,
         message: str | None = None,
         error_type: str | None = None,
+        fault: str | None = None,
+        depth: int = DEEP_JSON_DEPTH,
+        times: int = 1,
     ) -> None:
-        """Script the next ``/v1/messages`` call (FIFO, before the default answer).
+        """Script the next ``/v1/messages`` call (FIFO, before the default answer); ``times`` scripts it that often.
 
         ``status`` >= 400 answers with that error (``error_type`` defaults from the status: 429 rate_limit_error,
         529 overloaded_error, ...); ``text`` answers 200 with that text; ``delay`` sleeps first (to outlast a
-        client timeout); ``headers`` are added to the response (e.g. ``{"retry-after": "1"}``).
+        client timeout); ``headers`` are added to the response (e.g. ``{"retry-after": "1"}``). ``fault`` (one of
+        ``FAULTS``) breaks the answer that would have been given (``text``, the responder's or the default).
         """
+        if fault is not None and fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; one of {FAULTS}")
         with self._lock:
-            self._script.append(Outcome(status, dict(headers or {}), text, delay, message, error_type))
+            for _ in range(times):
+                self._script.append(
+                    Outcome(status, dict(headers or {}), text, delay, message, error_type, fault, depth)
+                )
 
     @property
     def message_requests(self) -> list[dict[str, Any]]:
@@ -404,7 +452,11 @@ class FakeAnthropic:
             message = outcome.message or f"scripted {outcome.status}"
             return self._error(handler, outcome.status, message, outcome.headers, outcome.error_type)
         text = outcome.text if outcome.text is not None else self.answer(body)
-        self._json(handler, outcome.status, self._message(body, text), outcome.headers)
+        text = faulty_text(text, outcome.fault, outcome.depth)
+        payload = json.dumps(self._message(body, text)).encode()
+        if outcome.fault == "truncated_body":
+            payload = payload[: len(payload) // 2]
+        handler.send_payload(outcome.status, payload, "application/json", outcome.headers)
 
     # -- Message Batches ---------------------------------------------------------------------------------------
 
