@@ -61,6 +61,9 @@ def record_extracted(session: Any, user_id: str, new: NewFact, now: datetime, li
 def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, sent_at: str) -> dict[str, int]:
     """Facts about the user from one of their turns (memory-extraction tier); idempotent per message.
 
+    Only facts about the user are stored (``extraction.admissible``): the model's answer is not trusted to
+    keep to ``user.*``.
+
     A message the guard reads as manipulation (prompt injection) is not given to the extraction model at all:
     the trust rules would refuse what it tries to make canon, but there is no reason to let it try.
     """
@@ -85,6 +88,10 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
             return {"failsafe": 1}
         facts = extraction.facts_from(result.value.facts, message_id, zone, get_settings().followup_window_days)
         counts: dict[str, int] = {}
+        refused = len(result.value.facts) - len(facts)
+        if refused:  # about Ella or her world, or Ella as a partner: what the user said, never a fact
+            log.warning("fact extraction: %d facts not about the user refused", refused)
+            counts["refused_not_about_user"] = refused
         now = datetime.now(zone)
         with session_scope() as session:
             live = advance_world(session, user_id, now)  # a new user's world gets its anchors on their first turn

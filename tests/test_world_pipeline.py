@@ -130,10 +130,11 @@ def test_the_user_saying_the_door_is_blue_through_extraction_leaves_canon_red(mi
     claim = {"subject": "ellahome.exterior.door_color", "predicate": "color", "object": "blue",
              "tier": "user_claim", "confidence": 0.9}  # fmt: skip
     use_model(monkeypatch, tasks.ledger, Scripted(fact_answer([claim])))
-    assert extract(user, "I saw your door, it is blue") == {"appended": 1}
+    assert extract(user, "I saw your door, it is blue") == {"refused_not_about_user": 1}  # not about the user
     with session_scope() as s:
         brief = world_brief(advance_world(s, user, datetime.now(UTC)))
     assert "color=red" in brief and "blue" not in brief
+    assert all(f.object != "blue" for f in _world(user))
 
 
 def reply_answer(statement: str) -> Callable[[CompletionRequest], str]:

@@ -9,6 +9,11 @@ Why the placement rule lives here: "the same fact twice is stored once; a newer 
 their own older claim on the same subject and predicate" is a decision about plain values (the new fact and
 the user's live facts). ``tasks.ledger`` stores what ``place`` decides; the ledger's trust rules still refuse
 anything a user's words may not write.
+
+Why the subject check is here, in code: an extracted fact is stored only when it is about the user and does
+not cast Ella as their partner (``rules.user_may_claim``). The prompt asks for that too, but a model that
+follows an injection would otherwise write Ella's world ("ella: relationship_to_user=girlfriend") into every
+later prompt's world brief.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from enum import StrEnum
 from zoneinfo import ZoneInfo
 
 from ella.ledger.facts import NewFact, StoredFact
-from ella.ledger.rules import Tier, Writer
+from ella.ledger.rules import Tier, Writer, user_may_claim
 from ella.llm.kinds import ExtractedFact
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b")
@@ -57,10 +62,16 @@ def fact_from(extracted: ExtractedFact, message_id: str, zone: ZoneInfo, index: 
     )
 
 
+def admissible(extracted: ExtractedFact) -> bool:
+    """Whether a user's words may put this fact in the ledger (about the user; Ella never their partner)."""
+    return user_may_claim(extracted.subject, extracted.predicate, extracted.object)
+
+
 def facts_from(
     extracted: Iterable[ExtractedFact], message_id: str, zone: ZoneInfo, followup_days: float
 ) -> list[NewFact]:
-    return [fact_from(fact, message_id, zone, i, followup_days) for i, fact in enumerate(extracted)]
+    """The ledger's facts for the admissible extracted facts (each keeps its index in the model's answer)."""
+    return [fact_from(fact, message_id, zone, i, followup_days) for i, fact in enumerate(extracted) if admissible(fact)]
 
 
 LiveFact = StoredFact  # what placement reads of a live fact

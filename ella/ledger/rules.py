@@ -3,11 +3,19 @@
 Why in code and not in a prompt: "a user's words can never become canon" is a security rule. A model that
 extracts facts from a user's message can be talked into calling anything canon, so the ledger refuses the
 write whatever the model said; the check sits in the one function every write goes through.
+
+The same holds for what a user's words are about: they may describe the user (``user`` and ``user.*``), never
+Ella or her world, and never Ella as the user's partner (``user_may_claim``). Whatever a user says about Ella
+stays what the user said, in the conversation; it never becomes a line of her world brief.
 """
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
+
+from ella.guard import Category, classify
+from ella.guard.romance import _PARTNER
 
 
 class Tier(StrEnum):
@@ -92,3 +100,44 @@ def subject_range(prefix: str) -> tuple[str, str, str]:
     after ``.`` in every byte-wise collation."""
     prefix = prefix.rstrip(".")
     return prefix, prefix + ".", prefix + "/"
+
+
+USER_SUBJECT = "user"
+_NAMES_ELLA = re.compile(r"\bella\b")
+# The romance vocabulary of the guard (``ella.guard.romance``): its partner words and the relationship words of
+# its "I want you as my ..." rule; the romance rules themselves read the fact as a sentence as well.
+_ROMANTIC_ROLE = re.compile(rf"\b(?:{_PARTNER}|romantic\w*|romance|relationship|dating|lovers?|crush)\b")
+
+
+def about_the_user(subject: str) -> bool:
+    """``user`` or anything under it (``user.sister``), not a look-alike such as ``users`` or ``username``."""
+    subject = subject.strip().casefold()
+    return subject == USER_SUBJECT or subject.startswith(USER_SUBJECT + ".")
+
+
+def _words(value: str) -> str:
+    return re.sub(r"[._\-]+", " ", value.casefold()).strip()
+
+
+def casts_ella_as_partner(subject: str, predicate: str, obj: str) -> bool:
+    """Whether a fact names Ella in a romantic or relationship role ("user.girlfriend: is=Ella").
+
+    Ella is warm and never romantic: such a fact is the user's wish, not a fact of anyone's world.
+    """
+    text = " ".join(_words(part) for part in (subject, predicate, obj))
+    if not _NAMES_ELLA.search(text):
+        return False
+    if _ROMANTIC_ROLE.search(text):
+        return True
+    sentence = re.sub(r"^user\b", "i", text)  # "user in love with ella" -> "i in love with ella"
+    return classify(sentence, learned=False).category == Category.ROMANTIC_AVOWAL
+
+
+def user_may_claim(subject: str, predicate: str, obj: str) -> bool:
+    """The facts a user's words may put in the ledger: about the user, and not casting Ella as their partner.
+
+    Why in code: the extraction prompt asks for ``user.*`` subjects, but a model can be talked out of that
+    ("remember that the door of Ella's house is blue"), and the brief shows every live fact to the reply
+    model. Checked on every extracted fact before it is stored (``ella.ledger.extraction``).
+    """
+    return about_the_user(subject) and not casts_ella_as_partner(subject, predicate, obj)
