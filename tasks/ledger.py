@@ -13,6 +13,7 @@ means (``ella.ledger.contests``), what the world clock owes (``ella.ledger.world
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -22,15 +23,17 @@ from ella.ledger.extraction import Action, worth_extracting
 from ella.ledger.facts import NewFact
 from ella.ledger.rules import FactConflict, Writer
 from ella.llm.kinds import ContestedVerdict, FactExtraction
+from ella.llm.types import PermanentModelError, TransientModelError
 from models.ledger import WorldFact, append, current, has_facts_from, user_zone, users_with_contests
 from models.review import open_fact_ids, queue_review
 from models.supersession import resolve_contest, supersede
 from models.world_clock import advance_world
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
+from workers.dead_letters import record_dead_letter
 from workers.llm import get_port
 from workers.logs import user_scope
-from workers.reliability import ReliableTask
+from workers.reliability import TRANSIENT_ERRORS, ReliableTask
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
@@ -102,17 +105,41 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
         return counts
 
 
-def resolve_user_contests(user_id: str) -> dict[str, int]:
-    """Ask the contested-resolution tier about each contest of one user; undecided ones go to review."""
+@dataclass
+class UserRun:
+    """One user's part of the weekly run: its counts, and why it (or one of its contests) was dead-lettered."""
+
+    counts: dict[str, int] = field(default_factory=lambda: {"resolved": 0, "queued": 0, "skipped": 0})
+    dead_letters: list[str] = field(default_factory=list)
+
+
+def resolve_user_contests(user_id: str) -> UserRun:
+    """Ask the contested-resolution tier about each contest of one user; undecided ones go to review.
+
+    A refused request queues its contest for review (once: the review is keyed by its facts) and is reported
+    for a dead letter only when it was queued now, so a redelivery or a second beat records nothing twice. A
+    model that stays unavailable leaves this user's contests for the next run.
+    """
     with autocommit_scope() as session:
         pending, skipped = contests.open_contests(current(session, user_id), open_fact_ids(session, user_id))
-    counts = {"resolved": 0, "queued": 0, "skipped": skipped}
-    for contest in pending:
-        result = get_port().call(ContestedVerdict, contest.variables(), user_id=user_id, context=contest.context())
-        decision = contests.decide(contest, result)
+    run = UserRun()
+    run.counts["skipped"] = skipped
+    for done, contest in enumerate(pending):
+        refused = False
+        try:
+            result = get_port().call(ContestedVerdict, contest.variables(), user_id=user_id, context=contest.context())
+        except PermanentModelError as exc:
+            decision: contests.Resolve | contests.Review = contests.refused(contest, str(exc))
+            refused = True
+        except TransientModelError as exc:
+            run.counts["deferred"] = len(pending) - done
+            run.dead_letters.append(f"model unavailable, contests left for the next run: {exc}"[:2000])
+            return run
+        else:
+            decision = contests.decide(contest, result)
         if isinstance(decision, contests.Review):
             with session_scope() as session:
-                queue_review(
+                review_id = queue_review(
                     session,
                     user_id,
                     contest.subject,
@@ -121,7 +148,9 @@ def resolve_user_contests(user_id: str) -> dict[str, int]:
                     decision.fact_ids,
                     decision.reason,
                 )
-            counts["queued"] += 1
+            run.counts["queued"] += 1
+            if refused and review_id is not None:
+                run.dead_letters.append(f"{contest.subject}/{contest.predicate}: {decision.reason}; queued for review")
             continue
         try:
             with session_scope() as session:
@@ -130,24 +159,40 @@ def resolve_user_contests(user_id: str) -> dict[str, int]:
                 )
         except FactConflict as exc:
             log.info("contest on %s/%s changed before it was resolved: %s", contest.subject, contest.predicate, exc)
-            counts["skipped"] += 1
+            run.counts["skipped"] += 1
             continue
-        counts["resolved"] += 1
-    return counts
+        run.counts["resolved"] += 1
+    return run
 
 
 @app.task(name=TaskName.RESOLVE_CONTESTED_FACTS, base=ReliableTask, bind=True)
 def resolve_contested_facts(self: ReliableTask, after: str = "") -> dict[str, Any]:
     """One page of users with contested facts (by user id, after ``after``), then the next page as a new
-    task: a retry resumes at its page, and no giant chord holds every user at once."""
+    task: a retry resumes at its page, and no giant chord holds every user at once.
+
+    Idempotent and resumable: a resolved contest is no longer contested and a queued one is skipped, so a
+    redelivered page or a second beat asks only about what is still open. One user never stops the page: a
+    model error or a bug for one user is dead-lettered with that user's id and the page goes on (a database or
+    Redis outage is the whole page's, and retries it).
+    """
     settings = get_settings()
     with autocommit_scope() as session:
         page = users_with_contests(session, after, settings.contested_page_users)
-    totals = {"users": len(page), "resolved": 0, "queued": 0, "skipped": 0}
+    totals = {"users": len(page), "resolved": 0, "queued": 0, "skipped": 0, "deferred": 0, "failed": 0}
     for user_id in page:
         with user_scope(user_id):
-            for key, value in resolve_user_contests(user_id).items():
-                totals[key] += value
+            try:
+                run = resolve_user_contests(user_id)
+            except TRANSIENT_ERRORS:
+                raise
+            except Exception as exc:  # one user's bug must not stop the others; the operator sees it
+                log.exception("contested facts of one user failed")
+                run = UserRun(dead_letters=[f"failed: {type(exc).__name__}: {exc}"[:2000]])
+                totals["failed"] += 1
+            for key, value in run.counts.items():
+                totals[key] = totals.get(key, 0) + value
+            for reason in run.dead_letters:
+                record_dead_letter(self.name, self.request.id, reason, [], {"user_id": user_id, "after": after})
     if len(page) == settings.contested_page_users:
         resolve_contested_facts.apply_async(
             kwargs={"after": page[-1]}, queue=queue_for(TaskName.RESOLVE_CONTESTED_FACTS, settings)

@@ -5,6 +5,11 @@ contested-resolution tier is asked to pick a winner. Why a human queue beside it
 or a call that failed, must not pick a winner by default; the pair waits in ``fact_reviews`` instead, and a
 contest already waiting there is not asked about again. ``tasks.ledger`` loads the facts, calls the model,
 and stores what ``decide`` returns.
+
+Why a model error is decided here too: the weekly run goes through every user with contests, and one user's
+request must never stop it for the others. A refused request (a 400) would be refused again next week, so it
+waits for a person (``refused``); an API that stays overloaded (a 529 past its retries) says nothing about the
+contest, so the user's contests are left as they are for the next run.
 """
 
 from __future__ import annotations
@@ -90,3 +95,8 @@ def decide(contest: Contest, result: ModelResult[ContestedVerdict]) -> Resolve |
         return Review(contest.fact_ids, f"undecided: {verdict.reason}")
     winner = contest.facts[verdict.winner - 1]
     return Resolve(winner.id, [f.id for f in contest.facts if f.id != winner.id], verdict.reason)
+
+
+def refused(contest: Contest, error: str) -> Review:
+    """The model refused the request (not retried): asking again would fail the same way, so a person decides."""
+    return Review(contest.fact_ids, f"model refused: {error[:200]}")
