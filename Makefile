@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-fast lint bench install clean
+.PHONY: demo test test-fast lint bench chaos install clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	@set -e; eval "$$(sh .ci/services.sh)"; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+## Faults against a private Redis and PostgreSQL (temp dir, free ports) and the compose worker command lines; a
+## JSON line per fault, the summary last. Not part of `make test` (about 10 minutes). CHAOS_FAULTS=a,b runs some.
+chaos: $(STAMP)
+	CHAOS_FAULTS=$(CHAOS_FAULTS) $(BIN)/python -m chaos
 
 clean:
 	rm -rf var .pytest_cache .ruff_cache

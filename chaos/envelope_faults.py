@@ -1,0 +1,104 @@
+"""Raw and fuzzed broker envelopes pushed straight onto the queues, between real messages.
+
+Why raw: a gateway bug, a stale client or an attacker with broker access sends what ``send_task`` never
+would. Kinds: a body that is JSON but not Celery's ``[args, kwargs, embed]``, an envelope that is not JSON,
+a body that is not base64, an unknown task name, a known task on the wrong queue (a perceive with nonsense
+arguments on inbound; a valid ingest on cognition, which is counted as sent: it must be answered once too),
+ingest kwargs of the wrong types, and seeded byte flips of a valid envelope. The real messages around them
+must all be answered once and every worker must still be running.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from chaos.harness import Chaos, Window
+
+
+def envelope(task: str, kwargs: Any, queue: str, *, body: bytes | None = None) -> dict[str, Any]:
+    """A kombu Redis-transport message as ``send_task`` writes it (protocol 2, JSON, base64 body)."""
+    task_id = str(uuid.uuid4())
+    raw = body if body is not None else json.dumps([[], kwargs, {"callbacks": None, "errbacks": None}]).encode()
+    return {
+        "body": base64.b64encode(raw).decode(),
+        "content-encoding": "utf-8",
+        "content-type": "application/json",
+        "headers": {
+            "lang": "py", "task": task, "id": task_id, "root_id": task_id, "parent_id": None, "group": None,
+            "retries": 0, "eta": None, "expires": None, "timelimit": [None, None], "argsrepr": "()",
+            "kwargsrepr": "{}", "origin": "chaos", "ignore_result": True,
+        },
+        "properties": {
+            "correlation_id": task_id, "reply_to": "", "delivery_mode": 2, "priority": 0,
+            "delivery_info": {"exchange": "", "routing_key": queue}, "body_encoding": "base64",
+            "delivery_tag": str(uuid.uuid4()),
+        },
+    }  # fmt: skip
+
+
+def bad_envelopes(inbound: str, cognition: str, user: str, seed: int = 11) -> list[tuple[str, str, str]]:
+    """(kind, queue, raw envelope) of every bad kind; fuzzed ones are seeded byte flips."""
+    ingest = "ella.ingest_message"
+    good_kwargs = {"message_id": "x", "user_id": user, "text": "hi", "sent_at": datetime.now(UTC).isoformat()}
+    out = [
+        ("json_wrong_shape", inbound, json.dumps(envelope(ingest, None, inbound, body=b'{"hello": "world"}'))),
+        ("json_wrong_shape", inbound, json.dumps(envelope(ingest, None, inbound, body=b"[1, 2]"))),
+        ("non_json", inbound, "this is not json at all"),
+        ("non_json", inbound, '{"body": "truncated'),
+        ("bad_base64", inbound, json.dumps({**envelope(ingest, good_kwargs, inbound), "body": "!!!not base64@@"})),
+        ("unknown_task", inbound, json.dumps(envelope("ella.no_such_task", {}, inbound))),
+        ("wrong_queue", inbound, json.dumps(envelope("ella.perceive", {"nonsense": [1, 2]}, inbound))),
+        ("bad_kwargs", inbound, json.dumps(envelope(ingest, {**good_kwargs, "text": ["not", "text"]}, inbound))),
+        ("bad_kwargs", inbound, json.dumps(envelope(ingest, {"message_id": 7}, inbound))),
+        ("bad_kwargs", inbound, json.dumps(envelope(ingest, {**good_kwargs, "sent_at": "yesterday"}, inbound))),
+    ]
+    rng = random.Random(seed)
+    valid = json.dumps(envelope(ingest, {**good_kwargs, "message_id": "fuzz"}, inbound)).encode()
+    for _ in range(10):
+        data = bytearray(valid)
+        for _ in range(rng.randint(1, 8)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        out.append(("fuzzed", inbound, data.decode("utf-8", "replace")))
+    return out
+
+
+def envelopes(chaos: Chaos) -> dict[str, Any]:
+    from workers.settings import get_settings
+
+    settings = get_settings()
+    name = "envelopes"
+    bad = bad_envelopes(settings.queue_inbound, settings.queue_cognition, f"{name}-u0")
+    client = chaos.redis.client()
+
+    def fault(window: Window) -> None:
+        for _, queue, raw in bad:
+            client.lpush(queue, raw)
+            time.sleep(0.1)
+        window.cleared_at = time.time()
+
+    sent, window = chaos.traffic(name, 30, rate=6.0, fault_at_index=5, fault=fault)
+    # A valid ingest on the wrong queue: a real message, so it is counted as sent.
+    mid = f"{name}-wrongqueue-{uuid.uuid4().hex[:4]}"
+    kwargs = {"message_id": mid, "user_id": f"{name}-u1", "text": "hello on the wrong queue",
+              "sent_at": datetime.now(UTC).isoformat()}  # fmt: skip
+    sent[mid] = time.time()
+    client.lpush(
+        settings.queue_cognition, json.dumps(envelope("ella.ingest_message", kwargs, settings.queue_cognition))
+    )
+    chaos.wait_answered(set(sent), bound=60, settle=4)
+    alive = {s: p.alive for s, p in chaos.procs.items()}
+    kinds: dict[str, int] = {}
+    for kind, _, _ in bad:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    left = {q: client.llen(q) for q in settings.queues}
+    return chaos.verdict(name, sent, window, bad_envelopes=kinds, all_alive=all(alive.values()),
+                         left_in_queues=left, revived=chaos.revive())  # fmt: skip
+
+
+FAULTS = {"envelopes": envelopes}
