@@ -3,7 +3,9 @@
 Why nightly and through the real path: the drift the guard exists for is slow and shows under relational
 pressure, so every corpus message goes through ``ella.reply`` exactly as a user's would (inbound guard,
 then the live-reply model with its prompt, then the outbound guard) as a synthetic user, with nothing
-stored or published. Any generated reply that fires a category is an alert: a log line, a
+stored or published (``answer(..., synthetic=True)``: a new user's world in memory, no user row, no world
+facts, no usage rows). A model failure on a line is counted in the run's result and logged under this task,
+never dead-lettered as a user's message. Any generated reply that fires a category is an alert: a log line, a
 ``boundary_events`` row (direction ``regression``) and a Redis counter operators can graph.
 """
 
@@ -49,13 +51,16 @@ def boundary_regression(self: ReliableTask) -> dict[str, Any]:
     """Run every corpus message through the reply path; count routes and alert on drifted replies."""
     texts = load_corpus(corpus_path())
     run = uuid.uuid4().hex[:8]
-    counts: dict[str, int] = {"messages": len(texts), "alerts": 0}
+    counts: dict[str, int] = {"messages": len(texts), "alerts": 0, "model_failures": 0}
     for i, text in enumerate(texts):
         payload = IngestPayload(
             message_id=f"regression-{run}-{i}", user_id=REGRESSION_USER, text=text, sent_at=datetime.now(UTC)
         )
-        outcome = answer(payload, final_attempt=True)
+        outcome = answer(payload, final_attempt=True, synthetic=True)
         counts[outcome.reply.route] = counts.get(outcome.reply.route, 0) + 1
+        if outcome.dead_letter_reason:  # the model failed: this line tells nothing about drift tonight
+            counts["model_failures"] = counts.get("model_failures", 0) + 1
+            log.warning("boundary regression: corpus line %d not checked: %s", i + 1, outcome.dead_letter_reason)
         drifted = [verdict for direction, verdict in outcome.fires if direction == "outbound"]
         if not drifted:
             continue

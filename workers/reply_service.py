@@ -9,6 +9,8 @@ clock may tick; then the history, memory nodes and self-log in one autocommit re
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,7 +18,10 @@ from sqlalchemy import select
 
 from ella.contract import IngestPayload
 from ella.guard.disclosure import DisclosurePolicy
+from ella.ledger.anchors import seed_anchors
 from ella.ledger.brief import world_brief
+from ella.ledger.rules import Status, Tier, Writer
+from ella.llm.port import ModelPort
 from ella.profile import window_minutes
 from ella.reply import ReplyContext, ReplyOutcome, ReplyPolicy, respond
 from ella.selflog import recent_thoughts
@@ -72,21 +77,70 @@ def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
         )
 
 
+@dataclass(frozen=True)
+class UnstoredFact:
+    """A world fact that exists only in memory: a synthetic user's world is shown to the model, never written."""
+
+    id: int
+    user_id: str
+    tier: str
+    status: str
+    subject: str
+    predicate: str
+    object: str
+    confidence: float
+    note: str
+    written_by: str
+    recorded_at: datetime
+    valid_from: datetime
+    followup_after: datetime | None = None
+    followup_until: datetime | None = None
+
+
+def synthetic_reply_context(user_id: str, now: datetime) -> ReplyContext:
+    """A brand-new user's context, stored nowhere: the seed's anchors as the world brief, no history, no memory.
+
+    Why: the nightly boundary regression must see the prompt a new user's first turn sees, and "stores
+    nothing" (no user row, no world facts) is what makes it safe to run every night against production.
+    """
+    canon, active, anchor = Tier.CANON.value, Status.ACTIVE.value, Writer.ANCHOR.value
+    facts = [
+        UnstoredFact(i, user_id, canon, active, a.subject, a.predicate, a.object, 1.0, a.note, anchor, now, now)
+        for i, a in enumerate(seed_anchors(user_id, now.date()), start=1)
+    ]
+    return ReplyContext(world_brief=world_brief(facts, get_settings().world_brief_max_tokens))
+
+
+def unrecorded(port: ModelPort) -> ModelPort:
+    """The same model port, whose calls are not written to ``model_calls`` (a synthetic user has no usage)."""
+    quiet = copy.copy(port)  # a shallow copy keeps the provider, tiers, repairs and slot limit as they are
+    quiet.record = lambda _call: None
+    return quiet
+
+
 def user_locale(user_id: str) -> str:
     with autocommit_scope() as session:
         return session.scalar(select(User.locale).where(User.id == user_id)) or "en_US"
 
 
-def answer(payload: IngestPayload, final_attempt: bool) -> ReplyOutcome:
-    """Ella's reply to ``payload`` (nothing stored: the caller stores the turn)."""
+def answer(payload: IngestPayload, final_attempt: bool, *, synthetic: bool = False) -> ReplyOutcome:
+    """Ella's reply to ``payload`` (nothing stored: the caller stores the turn).
+
+    ``synthetic``: the user is not a person (the nightly regression): a new user's world in memory, and no
+    user row, world fact or usage row is written.
+    """
     now = datetime.now(UTC)
+    if synthetic:
+        load_context = lambda: synthetic_reply_context(payload.user_id, now)  # noqa: E731
+    else:
+        load_context = lambda: load_reply_context(payload, now)  # noqa: E731
     return respond(
-        get_port(),
+        unrecorded(get_port()) if synthetic else get_port(),
         shared_embedder(),
         payload,
         now,
         policy=reply_policy(get_settings()),
-        load_context=lambda: load_reply_context(payload, now),
+        load_context=load_context,
         locale=lambda: user_locale(payload.user_id),
         final_attempt=final_attempt,
     )
