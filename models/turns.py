@@ -20,11 +20,16 @@ from models.user import User, touch_user
 
 
 def find_message(session: Session, message_id: str) -> InboundMessage | None:
+    """Whoever stored ``message_id``: the one question that is not one user's, since the id is unique across users
+    (a second user's reuse must be told apart from a repeat)."""
     return session.scalars(select(InboundMessage).where(InboundMessage.message_id == message_id)).one_or_none()
 
 
-def reply_to(session: Session, message_id: str) -> OutboxRecord | None:
-    return session.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == message_id)).one_or_none()
+def reply_to(session: Session, user_id: str, message_id: str) -> OutboxRecord | None:
+    """The reply recorded to this user's message, if it was stored."""
+    return session.scalars(
+        select(OutboxRecord).where(OutboxRecord.user_id == user_id, OutboxRecord.in_reply_to == message_id)
+    ).one_or_none()
 
 
 class Exchange(NamedTuple):

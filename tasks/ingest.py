@@ -9,7 +9,8 @@ Order of work, and why:
 4. store turn + reply in one transaction under the user's lock, with the reply's model usage, its boundary
    fires, the AI disclosure and Ella's self-statements (a concurrent duplicate loses on the unique
    ``message_id`` and falls back to step 2);
-5. publish the recorded reply to the outbox stream once, then mark the row published;
+5. publish the recorded reply to the outbox stream once, then mark the row published; while Redis is down the
+   worker keeps retrying the publish (not the task: the reply is committed) for ``publish_retry_window_s``;
 6. emit the turn to memory (``ella.perceive``) and the ledger (``ella.extract_facts``), and a conversation it
    closed to ``ella.close_conversation``, after the commit.
 """
@@ -17,13 +18,16 @@ Order of work, and why:
 from __future__ import annotations
 
 import logging
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import redis
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
+from ella.llm.types import TransientModelError
 from ella.reply import ReplyOutcome, disclose
 from models.base import utcnow
 from models.boundary import log_verdict
@@ -103,13 +107,29 @@ def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, 
     return record
 
 
+def wait_until(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
+
+
+def hold_in_inbox(payload: IngestPayload) -> None:
+    """Tell the inbox sweep this message is being answered, so a slow model call is not re-sent meanwhile."""
+    try:
+        inbox.hold(get_redis(), payload.user_id, payload.message_id, get_settings().task_time_limit_s)
+    except redis.RedisError as exc:  # only an optimisation: at worst the sweep re-sends and ingest dedups
+        log.warning("could not hold message %s in the inbox: %s", payload.message_id, exc)
+
+
 def ingest(
-    payload: IngestPayload, task_id: str | None, final_attempt: bool = True
+    payload: IngestPayload, task_id: str | None, final_attempt: bool = True, publish_by: float = 0.0
 ) -> tuple[str | None, dict[str, Any] | None]:
-    """(the reply's stream id, the turn's perception if this delivery produced one)."""
+    """(the reply's stream id, the turn's perception if this delivery produced one).
+
+    ``publish_by``: until when (``time.monotonic()``) a publish keeps retrying while Redis is unreachable.
+    """
     if stored_message(payload) is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
-        return publish_stored_reply(payload.message_id), None
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), None
+    hold_in_inbox(payload)
     outcome = answer(payload, final_attempt)
     if outcome.dead_letter_reason:
         reason, kwargs = outcome.dead_letter_reason, payload.model_dump(mode="json")
@@ -124,11 +144,25 @@ def ingest(
         if stored_message(payload) is None:
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
-        return publish_stored_reply(payload.message_id), None  # held usage rows are written when the task ends
+        # held usage rows are written when the task ends
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), None
     usage.clear()  # committed with the turn
+    stream_id = publish(record, wait_until(publish_by))
     for conversation_id in closed:
         events.conversation_closed(conversation_id)
-    return publish(record), outcome.perception
+    return stream_id, outcome.perception
+
+
+def release_from_inbox(kwargs: dict[str, Any], exc: BaseException) -> None:
+    """A delivery that failed lets go of its message, so the inbox sweep may re-send it once PostgreSQL or Redis
+    is back instead of waiting for this task's retry countdown; a message waiting out a model error's retry
+    stays held (re-sending it would only call a failing model again)."""
+    if isinstance(exc, TransientModelError):
+        return
+    try:
+        inbox.release(get_redis(), str(kwargs.get("user_id")), str(kwargs.get("message_id")))
+    except redis.RedisError:
+        pass  # the hold expires after the task's time limit
 
 
 class IngestTask(ReliableTask):
@@ -140,15 +174,25 @@ class IngestTask(ReliableTask):
 @app.task(name=TaskName.INGEST_MESSAGE, base=IngestTask, bind=True)
 def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
     """Gateway contract: kwargs ``{message_id, user_id, text, sent_at, conversation_id?}``."""
+    started = time.monotonic()
+    settings = get_settings()
     try:
-        payload = parse_ingest(args, kwargs, get_settings().max_message_chars)
+        payload = parse_ingest(args, kwargs, settings.max_message_chars)
         with user_scope(payload.user_id):
             final = (self.request.retries or 0) >= self.model_retries()
-            stream_id, perception = ingest(payload, self.request.id, final)
+            # wait for Redis no longer than the soft time limit allows (less a margin to finish the task)
+            publish_by = min(
+                time.monotonic() + settings.publish_retry_window_s, started + settings.task_soft_time_limit_s - 2
+            )
+            stream_id, perception = ingest(payload, self.request.id, final, publish_by)
     except MalformedPayload:
-        inbox.forget(get_redis(), kwargs.get("message_id"))  # dead-lettered: nothing to re-send
+        # dead-lettered: nothing to re-send (another user's entry under the same message_id stays)
+        inbox.forget(get_redis(), kwargs.get("user_id"), kwargs.get("message_id"))
         raise
-    inbox.forget(get_redis(), payload.message_id)
+    except Exception as exc:
+        release_from_inbox(kwargs, exc)
+        raise
+    inbox.forget(get_redis(), payload.user_id, payload.message_id)
     turn = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
     events.turn_to_memory(**turn, sent_at=payload.sent_at.isoformat(), perception=perception)
     events.turn_to_ledger(**turn, sent_at=payload.sent_at.isoformat())

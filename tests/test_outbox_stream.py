@@ -211,23 +211,27 @@ def isolated_inbox(redis_client, monkeypatch: pytest.MonkeyPatch) -> Iterator[in
     get_settings.cache_clear()
     keys = inbox.InboxKeys.of()
     yield keys
-    redis_client.delete(keys.payloads, keys.due, keys.resends)
+    redis_client.delete(*keys.all())
     get_settings.cache_clear()
 
 
-def kwargs_of(message_id: str) -> dict[str, str]:
+def kwargs_of(message_id: str, user_id: str = "user-1") -> dict[str, str]:
     return {
         "message_id": message_id,
-        "user_id": "user-1",
+        "user_id": user_id,
         "text": "caf\u00e9, I'm tired \U0001f634",
         "sent_at": "2024-05-01T12:30:00+00:00",
     }
 
 
+def key(message_id: str, user_id: str = "user-1") -> str:
+    return inbox.entry_key(user_id, message_id)
+
+
 def test_remembered_message_is_overdue_with_its_kwargs(redis_client, isolated_inbox) -> None:
     kwargs = kwargs_of("msg-a")
     inbox.remember(redis_client, kwargs)
-    assert inbox.overdue(redis_client, older_than_s=0) == [("msg-a", kwargs, 0)]
+    assert inbox.overdue(redis_client, older_than_s=0) == [(key("msg-a"), kwargs, 0)]
 
 
 def test_recent_message_is_not_overdue(redis_client, isolated_inbox) -> None:
@@ -238,35 +242,36 @@ def test_recent_message_is_not_overdue(redis_client, isolated_inbox) -> None:
 def test_mark_resent_counts_the_resends(redis_client, isolated_inbox) -> None:
     kwargs = kwargs_of("msg-a")
     inbox.remember(redis_client, kwargs)
-    assert inbox.mark_resent(redis_client, "msg-a") == 1
-    assert inbox.mark_resent(redis_client, "msg-a") == 2
-    assert inbox.overdue(redis_client, older_than_s=0) == [("msg-a", kwargs, 2)]
+    assert inbox.mark_resent(redis_client, key("msg-a")) == 1
+    assert inbox.mark_resent(redis_client, key("msg-a")) == 2
+    assert inbox.overdue(redis_client, older_than_s=0) == [(key("msg-a"), kwargs, 2)]
 
 
 def test_mark_resent_restarts_the_clock(redis_client, isolated_inbox) -> None:
     inbox.remember(redis_client, kwargs_of("msg-a"))
     time.sleep(0.3)
-    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0.2)] == ["msg-a"]
-    inbox.mark_resent(redis_client, "msg-a")
+    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0.2)] == [key("msg-a")]
+    inbox.mark_resent(redis_client, key("msg-a"))
     assert inbox.overdue(redis_client, older_than_s=0.2) == []
 
 
 def test_forget_removes_the_message_and_its_count(redis_client, isolated_inbox) -> None:
     inbox.remember(redis_client, kwargs_of("msg-a"))
     inbox.remember(redis_client, kwargs_of("msg-b"))
-    inbox.mark_resent(redis_client, "msg-a")
-    inbox.forget(redis_client, "msg-a")
-    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0)] == ["msg-b"]
-    assert redis_client.hget(isolated_inbox.resends, "msg-a") is None
-    assert redis_client.hget(isolated_inbox.payloads, "msg-a") is None
-    assert redis_client.zscore(isolated_inbox.due, "msg-a") is None
+    inbox.mark_resent(redis_client, key("msg-a"))
+    inbox.forget(redis_client, "user-1", "msg-a")
+    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0)] == [key("msg-b")]
+    for hash_key in (isolated_inbox.resends, isolated_inbox.payloads, isolated_inbox.looks):
+        assert redis_client.hget(hash_key, key("msg-a")) is None
+    for zset_key in (isolated_inbox.due, isolated_inbox.checks, isolated_inbox.held):
+        assert redis_client.zscore(zset_key, key("msg-a")) is None
 
 
 def test_forget_of_a_non_string_message_id_is_a_no_op(redis_client, isolated_inbox) -> None:
     inbox.remember(redis_client, kwargs_of("msg-a"))
-    inbox.forget(redis_client, None)
-    inbox.forget(redis_client, 42)
-    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0)] == ["msg-a"]
+    inbox.forget(redis_client, "user-1", None)
+    inbox.forget(redis_client, "user-1", 42)
+    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0)] == [key("msg-a")]
 
 
 def test_remembering_a_message_twice_keeps_one_entry(redis_client, isolated_inbox) -> None:
@@ -275,18 +280,60 @@ def test_remembering_a_message_twice_keeps_one_entry(redis_client, isolated_inbo
     assert len(inbox.overdue(redis_client, older_than_s=0)) == 1
 
 
+def test_another_users_message_with_the_same_id_does_not_overwrite_a_pending_one(redis_client, isolated_inbox) -> None:
+    first, second = kwargs_of("msg-a", user_id="user-1"), kwargs_of("msg-a", user_id="user-2")
+    inbox.remember(redis_client, first)
+    inbox.remember(redis_client, second)
+    inbox.forget(redis_client, "user-2", "msg-a")  # the second user's message was answered or dead-lettered
+    assert inbox.overdue(redis_client, older_than_s=0) == [(key("msg-a", "user-1"), first, 0)]
+
+
 def test_overdue_respects_its_limit_oldest_first(redis_client, isolated_inbox) -> None:
     for name in ("msg-1", "msg-2", "msg-3"):
         inbox.remember(redis_client, kwargs_of(name))
         time.sleep(0.01)
-    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0, limit=2)] == ["msg-1", "msg-2"]
+    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0, limit=2)] == [key("msg-1"), key("msg-2")]
 
 
 def test_inbox_keys_use_the_configured_prefix(isolated_inbox) -> None:
     prefix = get_settings().redis_key_prefix
     assert isolated_inbox == inbox.InboxKeys(
-        f"{prefix}:inbox:payloads", f"{prefix}:inbox:due", f"{prefix}:inbox:resends"
+        *(f"{prefix}:inbox:{name}" for name in ("payloads", "due", "resends", "checks", "looks", "held"))
     )
+
+
+def test_early_look_is_due_after_the_recheck_delay_and_not_while_a_worker_holds_the_message(
+    redis_client, isolated_inbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ELLA_INBOX_RECHECK_AFTER_S", "0.2")
+    get_settings.cache_clear()
+    inbox.remember(redis_client, kwargs_of("msg-a"))
+    inbox.remember(redis_client, kwargs_of("msg-b"))
+    assert inbox.due_checks(redis_client) == []
+    inbox.hold(redis_client, "user-1", "msg-b", seconds=60)
+    time.sleep(0.3)
+    assert [m for m, _, _ in inbox.due_checks(redis_client)] == [key("msg-a")]
+    inbox.release(redis_client, "user-1", "msg-b")
+    assert [m for m, _, _ in inbox.due_checks(redis_client)] == [key("msg-a"), key("msg-b")]
+
+
+def test_each_early_look_waits_twice_as_long_for_the_next(
+    redis_client, isolated_inbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ELLA_INBOX_RECHECK_AFTER_S", "10")
+    monkeypatch.setenv("ELLA_VISIBILITY_TIMEOUT_S", "100")  # the cap on the interval
+    get_settings.cache_clear()
+    inbox.remember(redis_client, kwargs_of("msg-a"))
+    redis_client.zadd(isolated_inbox.checks, {key("msg-a"): 0})  # due now
+    [(_, _, looks)] = inbox.due_checks(redis_client)
+    assert looks == 0
+    inbox.checked(redis_client, key("msg-a"), looks)
+    assert inbox.due_checks(redis_client) == []
+    assert 19 < redis_client.zscore(isolated_inbox.checks, key("msg-a")) - time.time() <= 20
+    redis_client.zadd(isolated_inbox.checks, {key("msg-a"): 0})
+    [(_, _, looks)] = inbox.due_checks(redis_client)
+    inbox.checked(redis_client, key("msg-a"), looks)
+    assert 39 < redis_client.zscore(isolated_inbox.checks, key("msg-a")) - time.time() <= 40
 
 
 def test_one_outbox_id_published_to_two_streams_lands_in_both(redis_client, stream_settings) -> None:
@@ -299,3 +346,58 @@ def test_one_outbox_id_published_to_two_streams_lands_in_both(redis_client, stre
         assert redis_client.xlen(other.outbox_stream) == 1
     finally:
         redis_client.delete(other.outbox_stream, published_marker(entry.outbox_id, other))
+
+
+# --- a re-publish after Redis lost the entry (issue 11, item 9) ------------------------------------------
+
+
+def forget_marker(redis_client, entry: OutboxEntry, settings: Settings) -> None:
+    redis_client.delete(published_marker(entry.outbox_id, settings))
+
+
+def test_entry_redis_lost_with_its_marker_is_published_again_once(redis_client, stream_settings) -> None:
+    publish_n(redis_client, stream_settings, [], 2)  # older entries survive; the newest, it, was lost
+    entry = make_entry()
+    recorded = publish_once(redis_client, entry, stream_settings)
+    redis_client.xdel(stream_settings.outbox_stream, recorded)
+    forget_marker(redis_client, entry, stream_settings)
+    again = publish_once(redis_client, entry, stream_settings, recorded_id=recorded)
+    assert again != recorded
+    assert publish_once(redis_client, entry, stream_settings, recorded_id=recorded) == again
+    ids = [e.outbox_id for e in OutboxReader(redis_client, "g", "c", stream=stream_settings.outbox_stream).read()]
+    assert ids.count(entry.outbox_id) == 1
+
+
+def test_whole_stream_lost_then_new_entries_still_publishes_the_lost_one_again(redis_client, stream_settings) -> None:
+    entry = make_entry()
+    recorded = publish_once(redis_client, entry, stream_settings)
+    redis_client.delete(stream_settings.outbox_stream)  # a restart with no persistence, or a failover
+    forget_marker(redis_client, entry, stream_settings)
+    publish_n(redis_client, stream_settings, [], 2)  # newer replies published since
+    again = publish_once(redis_client, entry, stream_settings, recorded_id=recorded)
+    assert again != recorded
+    assert [e.outbox_id for e in read_all(redis_client, stream_settings)].count(entry.outbox_id) == 1
+
+
+def read_all(redis_client, settings: Settings) -> list[OutboxEntry]:
+    return [OutboxEntry.from_fields(sid, f) for sid, f in redis_client.xrange(settings.outbox_stream)]
+
+
+def test_entry_still_in_the_stream_is_not_published_again_after_its_marker_expired(
+    redis_client, stream_settings
+) -> None:
+    entry = make_entry()
+    recorded = publish_once(redis_client, entry, stream_settings)
+    forget_marker(redis_client, entry, stream_settings)
+    assert publish_once(redis_client, entry, stream_settings, recorded_id=recorded) == recorded
+    assert redis_client.xlen(stream_settings.outbox_stream) == 1
+
+
+def test_entry_trimmed_away_by_maxlen_is_not_published_again(redis_client, stream_settings) -> None:
+    entry = make_entry()
+    recorded = publish_once(redis_client, entry, stream_settings)
+    publish_n(redis_client, stream_settings, [], 5)
+    redis_client.xtrim(stream_settings.outbox_stream, maxlen=3, approximate=False)
+    forget_marker(redis_client, entry, stream_settings)
+    assert publish_once(redis_client, entry, stream_settings, recorded_id=recorded) == recorded
+    assert entry.outbox_id not in [e.outbox_id for e in read_all(redis_client, stream_settings)]

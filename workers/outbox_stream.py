@@ -2,6 +2,14 @@
 
 Why a Lua script: the task may die between XADD and marking the row published, and its redelivery must not
 add a second entry. The script checks a per-record marker and appends in one atomic step.
+
+Why it also takes the stream id the database recorded: Redis can lose acknowledged writes (an OS crash inside
+the AOF fsync second, a failover to a replica that had not caught up). Then both the marker and the entry are
+gone while the row says "published", and a re-sent message must be published again, or the user never gets
+the reply. Without the marker the script decides from the stream itself: the recorded entry is still there,
+or was trimmed away (``MAXLEN``; the consumer had its chance): nothing is added; the entry is simply missing
+from a stream that never trimmed it, or is newer than the oldest entry kept: it was lost, and it is added once
+more (and the marker set, so a second re-send adds nothing).
 """
 
 from __future__ import annotations
@@ -16,7 +24,35 @@ from workers.settings import Settings, get_settings
 _PUBLISH_ONCE = """
 local done = redis.call('GET', KEYS[2])
 if done then return done end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(ARGV, 3))
+local prev = ARGV[3]
+if prev ~= '' then
+  local function parse(id)
+    local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+    return tonumber(ms), tonumber(seq)
+  end
+  local function older(a, b)
+    local ams, aseq = parse(a)
+    local bms, bseq = parse(b)
+    return ams < bms or (ams == bms and aseq < bseq)
+  end
+  local kept = #redis.call('XRANGE', KEYS[1], prev, prev) > 0
+  if not kept and redis.call('EXISTS', KEYS[1]) == 1 then
+    local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
+    local info = redis.call('XINFO', 'STREAM', KEYS[1])
+    local added, length = nil, nil
+    for i = 1, #info, 2 do
+      if info[i] == 'entries-added' then added = info[i + 1] end
+      if info[i] == 'length' then length = info[i + 1] end
+    end
+    local never_trimmed = added ~= nil and added == length
+    kept = first ~= nil and older(prev, first[1]) and not never_trimmed
+  end
+  if kept then
+    redis.call('SET', KEYS[2], prev, 'EX', ARGV[1])
+    return prev
+  end
+end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(ARGV, 4))
 redis.call('SET', KEYS[2], id, 'EX', ARGV[1])
 return id
 """
@@ -27,14 +63,20 @@ def published_marker(outbox_id: str, settings: Settings | None = None) -> str:
     return f"{settings.redis_key_prefix}:published:{settings.outbox_stream}:{outbox_id}"
 
 
-def publish_once(client: redis.Redis, entry: OutboxEntry, settings: Settings | None = None) -> str:
-    """Append ``entry`` to the stream unless this outbox record was appended before; return its stream id."""
+def publish_once(
+    client: redis.Redis, entry: OutboxEntry, settings: Settings | None = None, *, recorded_id: str | None = None
+) -> str:
+    """Append ``entry`` to the stream unless this outbox record was appended before; return its stream id.
+
+    ``recorded_id`` is the stream id the database noted when the record was published (None if it never was):
+    it is returned as is while the stream still holds it (or trimmed it), and replaced if Redis lost it.
+    """
     settings = settings or get_settings()
     flat = [item for pair in entry.to_fields().items() for item in pair]
     script = client.register_script(_PUBLISH_ONCE)
     stream_id = script(
         keys=[settings.outbox_stream, published_marker(entry.outbox_id, settings)],
-        args=[settings.outbox_dedupe_ttl_s, settings.outbox_maxlen, *flat],
+        args=[settings.outbox_dedupe_ttl_s, settings.outbox_maxlen, recorded_id or "", *flat],
     )
     return stream_id.decode() if isinstance(stream_id, bytes) else str(stream_id)
 

@@ -2,11 +2,23 @@
 
 Why apart from the tasks: every kind of outgoing text (a reply now, a notification later) is first committed
 as an ``outbox_records`` row and only then published; a redelivered task re-publishes the same row, and the
-stream's Lua script (``workers.outbox_stream``) makes that a no-op.
+stream's Lua script (``workers.outbox_stream``) makes that a no-op, or publishes it again if Redis lost it.
+
+Why a publish waits for Redis: a reply committed while Redis is down used to fail its task, whose retry could
+not reach the broker either, so nothing published it until the inbox sweep an hour later. The worker that
+committed it holds it and publishes it when Redis answers again (retrying the publish, not the task: the
+model call and the transaction are done).
 """
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import redis
+from redis.backoff import ExponentialWithJitterBackoff
 from sqlalchemy import update
 
 from ella.contract import OutboxEntry
@@ -16,6 +28,11 @@ from models.turns import reply_to
 from workers.db import autocommit_scope
 from workers.outbox_stream import publish_once
 from workers.redis_conn import get_redis
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError)  # BusyLoadingError (Redis replaying its AOF) is one too
 
 
 def outbox_entry(record: OutboxRecord) -> OutboxEntry:
@@ -32,22 +49,55 @@ def outbox_entry(record: OutboxRecord) -> OutboxEntry:
     )
 
 
-def publish(record: OutboxRecord) -> str:
-    """Publish a committed outbox record once and note it on the row; the stream id."""
-    stream_id = publish_once(get_redis(), outbox_entry(record))
-    with autocommit_scope() as session:
-        session.execute(
-            update(OutboxRecord)
-            .where(OutboxRecord.id == record.id, OutboxRecord.published_at.is_(None))
-            .values(published_at=utcnow(), stream_id=stream_id)
-        )
+def when_redis_answers(call: Callable[[], T], wait_s: float, what: str) -> T:
+    """``call()``, repeated with backoff (capped at 2 s, so it runs within seconds of Redis's return) while Redis is
+    unreachable, for up to ``wait_s``; then the last error. ``call`` must be idempotent (a timed-out call may
+    have run)."""
+    backoff = ExponentialWithJitterBackoff(base=0.2, cap=2.0)
+    deadline = time.monotonic() + wait_s
+    failures = 0
+    while True:
+        try:
+            return call()
+        except REDIS_DOWN as exc:
+            failures += 1
+            pause = max(backoff.compute(failures), 0.05)
+            if time.monotonic() + pause > deadline:
+                raise
+            if failures == 1 or failures % 30 == 0:
+                log.warning("%s: Redis unreachable (%s); retrying for up to %.0f s", what, exc, wait_s)
+            time.sleep(pause)
+
+
+def publish(record: OutboxRecord, wait_s: float = 0.0) -> str:
+    """Publish a committed outbox record once and note it on the row; the stream id.
+
+    ``wait_s``: how long to keep retrying while Redis is unreachable. A new stream id (Redis lost the entry the
+    row names, and it was published again) replaces the one on the row.
+    """
+    entry, recorded = outbox_entry(record), record.stream_id
+    stream_id = when_redis_answers(
+        lambda: publish_once(get_redis(), entry, recorded_id=recorded), wait_s, f"publishing outbox {record.uid}"
+    )
+    if stream_id != recorded or record.published_at is None:
+        with autocommit_scope() as session:
+            session.execute(
+                update(OutboxRecord)
+                .where(OutboxRecord.id == record.id, OutboxRecord.user_id == record.user_id)
+                .values(published_at=record.published_at or utcnow(), stream_id=stream_id)
+            )
     return stream_id
 
 
-def publish_stored_reply(message_id: str) -> str | None:
-    """The repeat-delivery path: publish the reply recorded for ``message_id`` unless that was done."""
+def publish_stored_reply(user_id: str, message_id: str, wait_s: float = 0.0) -> str | None:
+    """The repeat-delivery path: publish the reply recorded for this user's ``message_id`` unless the stream has it.
+
+    Redis decides, not the row's ``published_at``: after Redis lost the entry (a failover, an OS crash inside
+    the fsync second) a re-sent message must reach the user; the Lua script still makes a second publish of an
+    entry the stream holds a no-op.
+    """
     with autocommit_scope() as session:
-        record = reply_to(session, message_id)
+        record = reply_to(session, user_id, message_id)
     if record is None:
         return None
-    return record.stream_id if record.published_at is not None else publish(record)
+    return publish(record, wait_s)

@@ -101,7 +101,20 @@ class Settings(BaseSettings):
     inbox_resend_grace_s: int = Field(
         60, ge=1, description="An enqueued message unanswered after visibility timeout + this is sent again."
     )
-    inbox_sweep_interval_s: float = Field(60.0, gt=0, description="How often beat looks for such messages.")
+    inbox_sweep_interval_s: float = Field(
+        10.0, gt=0, description="How often beat looks for such messages (and for early looks, below)."
+    )
+    inbox_recheck_after_s: float = Field(
+        20.0,
+        gt=0,
+        description="An unanswered message no worker holds gets an early look this long after it was sent, then at "
+        "doubling intervals: a committed reply is published, a message not stored is sent again (after an outage).",
+    )
+    publish_retry_window_s: float = Field(
+        300.0,
+        ge=0,
+        description="How long a worker keeps retrying the publish of a committed reply while Redis is down.",
+    )
     inbox_max_resends: int = Field(3, ge=0, description="Re-sends of one message before it is dead-lettered.")
 
     log_json: bool | None = Field(None, description="JSON logs; unset means JSON in workers, text elsewhere.")
