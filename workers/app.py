@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from typing import Any
+
+import redis
 
 from celery import Celery, signals
 from kombu import Queue
+from kombu.transport import redis as kombu_redis
 
 from beat_schedule import beat_schedule
 from workers import db, logs
@@ -30,7 +34,41 @@ TASK_MODULES = [
     "tasks.notifications",
     "tasks.followups",
     "tasks.profile",
+    "tasks.privacy",
 ]
+
+
+log = logging.getLogger("workers.app")
+
+_kombu_restore_unacked = kombu_redis.QoS.restore_unacked
+
+
+def _restore_unacked_unless_connection_gone(self: kombu_redis.QoS, client: Any = None) -> Any:
+    """kombu's Redis ``QoS.restore_unacked``, except on a channel whose connection was already torn down.
+
+    Why: when Redis restarts under load, Celery's consumer collects the broken connection (kombu sets the
+    transport's ``client`` to None) and then closes it; closing a channel that still holds unacked deliveries
+    calls ``restore_unacked``, which builds a new Redis pool from ``connection.client.hostname`` and raises
+    ``AttributeError: 'NoneType' object has no attribute 'hostname'``. That is not a connection error, so
+    ``ignore_errors`` lets it through and the worker dies with "Unrecoverable error" (3 of 9 loaded restarts).
+    Upstream: celery/kombu#582 ("Error on restarting Gossip", the same ``_connparams`` traceback on channel
+    close) and celery/kombu#970 (unacked restore at close losing tasks); no fix in kombu 5.7.0 (pinned in
+    constraints.txt). Skipping the restore loses nothing: the deliveries are still in Redis's unacked hash,
+    and ``restore_visible`` (every worker, each ``unacked_restore_interval_s``) requeues them once their
+    visibility timeout passes, as after a ``kill -9``. Remove when kombu checks the connection itself.
+    """
+    transport = getattr(self.channel, "connection", None)
+    if client is None and (transport is None or getattr(transport, "client", None) is None):
+        log.warning(
+            "broker connection already closed: %d unacked delivery(ies) left for the visibility-timeout restore",
+            len(self._delivered),
+        )
+        self._delivered.clear()
+        return None
+    return _kombu_restore_unacked(self, client)
+
+
+kombu_redis.QoS.restore_unacked = _restore_unacked_unless_connection_gone  # type: ignore[method-assign]
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -69,7 +107,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "beat_scheduler": "redbeat.RedBeatScheduler",
         "redbeat_redis_url": url,
         "redbeat_key_prefix": f"{settings.redis_key_prefix}:redbeat:",
-        "redbeat_lock_timeout": 5 * 60,
+        # A beat that dies without releasing its lock (Redis down at the time) blocks its successor until the
+        # lock expires; short, and extended on every tick (at most beat_max_loop_interval_s apart).
+        "redbeat_lock_timeout": settings.beat_lock_timeout_s,
+        "beat_max_loop_interval": settings.beat_max_loop_interval_s,
         "beat_schedule": beat_schedule(settings),
         "timezone": "UTC",
         "enable_utc": True,
@@ -113,3 +154,47 @@ def _warn_deprecated_models(**_: Any) -> None:
 @signals.worker_process_init.connect
 def _dispose_engine_after_fork(**_: Any) -> None:
     db.dispose_after_fork()
+
+
+BROKER_DOWN_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.BusyLoadingError)
+
+
+def outage_tolerant_tick(scheduler: Any, retry_s: float) -> Callable[..., float]:
+    """Wrap ``scheduler.tick`` so a Redis outage makes beat wait and retry instead of exiting.
+
+    Why: redbeat's tick reads the schedule and extends its lock in Redis; a ``ConnectionError`` there ends
+    ``celery beat`` (it did on 3 of 3 outages), and with Redis's AOF its lock outlived it. Here an outage is a
+    warning and a retry every ``retry_s``; when Redis is back, a lock that expired or vanished meanwhile
+    (``LockNotOwnedError``, or no lock because Redis was down at start) is taken again through redbeat's own
+    acquire, which waits while another live beat holds it, so two beats still never run together.
+    """
+    from redbeat.schedulers import acquire_distributed_beat_lock
+
+    original = scheduler.tick
+
+    class _Service:  # what redbeat's beat_init handler reads: ``sender.scheduler``
+        def __init__(self) -> None:
+            self.scheduler = scheduler
+
+    def tick(*args: Any, **kwargs: Any) -> float:
+        try:
+            if getattr(scheduler, "lock_key", None) and getattr(scheduler, "lock", None) is None:
+                log.warning("beat: taking the redbeat lock %s", scheduler.lock_key)
+                acquire_distributed_beat_lock(sender=_Service())
+            return float(original(*args, **kwargs))
+        except BROKER_DOWN_ERRORS as exc:
+            log.warning("beat: Redis unreachable (%s: %s); retrying in %.0fs", type(exc).__name__, exc, retry_s)
+            return retry_s
+        except redis.exceptions.LockNotOwnedError:
+            log.warning("beat: the redbeat lock expired while Redis was away; taking it again")
+            scheduler.lock = None
+            return 0.1
+
+    return tick
+
+
+@signals.beat_init.connect
+def _survive_redis_outages(sender: Any = None, **_: Any) -> None:
+    scheduler = getattr(sender, "scheduler", None)
+    if scheduler is not None:
+        scheduler.tick = outage_tolerant_tick(scheduler, retry_s=min(5.0, get_settings().beat_max_loop_interval_s))

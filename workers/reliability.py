@@ -15,7 +15,9 @@ from typing import Any
 
 import redis
 from celery import Task
-from sqlalchemy.exc import OperationalError
+from celery.canvas import Signature
+from celery.utils.time import get_exponential_backoff_interval
+from sqlalchemy.exc import OperationalError, StatementError
 
 from ella.contract import MalformedPayload
 from ella.llm.types import PermanentModelError, TransientModelError
@@ -54,17 +56,63 @@ def delivery_key(task_id: str, retries: int) -> str:
     return f"{get_settings().redis_key_prefix}:deliveries:{task_id}:{retries}"
 
 
+def hide_sql_parameters(exc: BaseException) -> None:
+    """Make a SQLAlchemy error print its statement without the bound values (a user's words, often).
+
+    Why here and not only on the engine: the error is formatted where Celery logs a retry or a failure, and
+    in the dead-letter reason; setting SQLAlchemy's own ``hide_parameters`` flag on the exception (and on the
+    ones it was raised from) covers every one of those places.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, StatementError):
+            current.hide_parameters = True
+        current = current.__cause__ or current.__context__
+
+
 class ReliableTask(Task):
     """Idempotent tasks only: a task using this base may run more than once for one message."""
 
     acks_late = True
     reject_on_worker_lost = True
-    autoretry_for = TRANSIENT_ERRORS
+    # Transient faults are retried in __call__ (not Celery's autoretry_for), because the backoff cap is read
+    # from settings at each retry: it must stay below the visibility timeout (see Settings).
     retry_backoff = 2
-    retry_backoff_max = 300
-    retry_jitter = True
     max_retries = 8
     throws = (DeadLettered,)
+
+    def signature_from_request(
+        self, request: Any = None, args: Any = None, kwargs: Any = None, queue: Any = None, **extra_options: Any
+    ) -> Signature:
+        """The retry's message, showing what the first delivery showed in logs (never the user's words).
+
+        Why: Celery builds a retry from the request and drops ``argsrepr``/``kwargsrepr``, so every retry's
+        "Task received" line printed the full kwargs, message text included (1,493 lines for one message in
+        a PostgreSQL outage). A request that came without them shows only its argument names.
+        """
+        request = self.request if request is None else request
+        signature: Signature = super().signature_from_request(request, args, kwargs, queue, **extra_options)
+        shown_args = getattr(request, "argsrepr", None)
+        shown_kwargs = getattr(request, "kwargsrepr", None)
+        sent_kwargs = signature.kwargs if isinstance(signature.kwargs, dict) else {}
+        signature.options["argsrepr"] = shown_args if shown_args is not None else f"<{len(signature.args or ())} args>"
+        signature.options["kwargsrepr"] = (
+            shown_kwargs if shown_kwargs is not None else repr({key: "…" for key in sent_kwargs})
+        )
+        return signature
+
+    def transient_retry(self, exc: BaseException) -> BaseException:
+        """Celery's retry after a database or Redis fault: exponential backoff, full jitter, capped by settings."""
+        retries = self.request.retries or 0
+        countdown = get_exponential_backoff_interval(
+            factor=self.retry_backoff,
+            retries=retries,
+            maximum=int(get_settings().effective_retry_backoff_max_s),
+            full_jitter=True,
+        )
+        return self.retry(exc=exc, countdown=countdown)
 
     def dead_letter(self, reason: str, args: Any, kwargs: Any) -> DeadLettered:
         """Record this delivery in ``dead_letters``; the exception to raise so that it shows as failed."""
@@ -105,10 +153,17 @@ class ReliableTask(Task):
         except TransientModelError as exc:
             cap = self.model_retries()
             if (req.retries or 0) < cap:
-                raise self.retry(exc=exc, countdown=retry_delay(exc, req.retries or 0), max_retries=cap) from exc
+                delay = min(retry_delay(exc, req.retries or 0), get_settings().effective_llm_retry_max_s)
+                raise self.retry(exc=exc, countdown=delay, max_retries=cap) from exc
             raise self.dead_letter(f"model unavailable after {cap} retries: {exc}", args, kwargs) from exc
         except PermanentModelError as exc:
             raise self.dead_letter(f"model refused the request (not retried): {exc}", args, kwargs) from exc
+        except TRANSIENT_ERRORS as exc:
+            hide_sql_parameters(exc)
+            raise self.transient_retry(exc) from exc
+        except Exception as exc:
+            hide_sql_parameters(exc)
+            raise
 
     def model_retries(self) -> int:
         """Celery retries after a transient model error (429, 529, 5xx, timeout)."""

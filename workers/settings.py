@@ -115,6 +115,14 @@ class Settings(BaseSettings):
         ge=0,
         description="How long a worker keeps retrying the publish of a committed reply while Redis is down.",
     )
+    beat_max_loop_interval_s: float = Field(
+        5.0, gt=0, le=60, description="Longest beat sleeps between ticks; each tick extends beat's redbeat lock."
+    )
+    beat_lock_timeout_s: int = Field(
+        30,
+        ge=3,
+        description="redbeat lock TTL: how long a restarted beat waits for the lock of one that died holding it.",
+    )
     inbox_max_resends: int = Field(3, ge=0, description="Re-sends of one message before it is dead-lettered.")
 
     log_json: bool | None = Field(None, description="JSON logs; unset means JSON in workers, text elsewhere.")
@@ -144,7 +152,15 @@ class Settings(BaseSettings):
     llm_task_max_retries: int = Field(5, ge=0, description="Celery retries of a task after a transient error.")
     llm_live_max_retries: int = Field(2, ge=0, description="The same for a live reply, where a user waits.")
     llm_retry_base_s: float = Field(2.0, gt=0)
-    llm_retry_max_s: float = Field(120.0, gt=0)
+    llm_retry_max_s: float = Field(
+        120.0, gt=0, description="Longest wait before a model retry; never more than half the visibility timeout."
+    )
+    retry_backoff_max_s: float | None = Field(
+        None,
+        gt=0,
+        description="Longest backoff before retrying after a database or Redis fault; unset means 300 s, or less "
+        "below a short visibility timeout.",
+    )
     # USD per million tokens: input, output, cache write (5 min), cache read.
     prices: dict[str, dict[str, float]] = Field(
         default_factory=lambda: {model: asdict(price) for model, price in DEFAULT_PRICES.items()},
@@ -223,7 +239,38 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"need task_time_limit_s ({self.task_time_limit_s}) > llm_timeout_s ({self.llm_timeout_s})"
             )
+        for name in ("retry_backoff_max_s", "llm_retry_max_s"):
+            value = getattr(self, name)
+            if name in self.model_fields_set and value is not None and not value < self.visibility_timeout_s:
+                raise ValueError(
+                    f"need {name} ({value}) < visibility_timeout_s ({self.visibility_timeout_s}): a retry waits in "
+                    "its worker's unacked set, and one waiting past the visibility timeout is delivered again"
+                )
+        if not self.beat_lock_timeout_s >= 3 * self.beat_max_loop_interval_s:
+            raise ValueError(
+                f"need beat_lock_timeout_s ({self.beat_lock_timeout_s}) >= 3 x beat_max_loop_interval_s "
+                f"({self.beat_max_loop_interval_s}): the lock is extended once a tick"
+            )
         return self
+
+    def _under_visibility(self, default: float) -> float:
+        """A retry wait that stays well inside the visibility timeout (half of it), at most ``default``."""
+        return min(default, self.visibility_timeout_s / 2)
+
+    @property
+    def effective_retry_backoff_max_s(self) -> float:
+        """The cap on Celery's backoff after a transient database or Redis fault.
+
+        Why below the visibility timeout: a retry is a new message with an ETA that its worker holds unacked
+        until then; past the visibility timeout Redis hands it to another worker too, and each restore makes a
+        copy (139 extra ingest copies in a 60 s PostgreSQL outage with a 300 s cap over a short timeout).
+        """
+        return self.retry_backoff_max_s or self._under_visibility(300.0)
+
+    @property
+    def effective_llm_retry_max_s(self) -> float:
+        """The cap on the wait before a model retry (Retry-After included), for the same reason."""
+        return self._under_visibility(self.llm_retry_max_s)
 
     @property
     def retrieval_weights(self) -> Any:

@@ -1,0 +1,236 @@
+"""Redis going away and coming back: workers and beat reconnect on their own and lose nothing.
+
+These tests run their own ``redis-server`` on a free port in a temp dir, so they can shut it down and start it
+again without touching the Redis the other tests share.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+from kombu import Connection, Exchange
+from kombu import Queue as KombuQueue
+
+from tests.conftest import VAR, wait_for
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class OwnRedis:
+    """A redis-server this test may stop and start; with AOF, as compose runs it, so keys survive a restart."""
+
+    port: int
+    directory: Path
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.url, socket_timeout=2)
+
+    def start(self) -> None:
+        subprocess.run(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+             "--appendfsync", "always", "--dir", str(self.directory), "--daemonize", "yes",
+             "--logfile", str(self.directory / "redis.log"), "--pidfile", str(self.directory / "redis.pid")],
+            check=True,
+        )  # fmt: skip
+        wait_for(self._answers, 20, what=f"redis-server on port {self.port}")
+
+    def _answers(self) -> bool:
+        try:
+            return bool(self.client().ping())
+        except redis.RedisError:
+            return False
+
+    def stop(self) -> None:
+        try:
+            self.client().shutdown(nosave=True)
+        except redis.RedisError:
+            pass  # shutdown closes the connection under the reply
+        wait_for(lambda: not self._answers(), 20, what="redis-server to stop")
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    server = OwnRedis(free_port(), tmp_path)
+    server.start()
+    yield server
+    if server._answers():
+        server.stop()
+
+
+def test_closing_a_channel_whose_connection_was_collected_leaves_its_unacked_deliveries_for_restore(own_redis):
+    """kombu#582: the worker's reconnect closed a channel after ``collect()`` and died on ``None.hostname``.
+
+    The state is the one in the worker's traceback: a channel with an unacked delivery whose transport has lost
+    its client (``Connection.collect`` ran, its channel loop stopped early on the dead socket).
+    """
+    import workers.app  # noqa: F401  (installs the workaround)
+
+    queue = KombuQueue(f"kq-{uuid.uuid4().hex[:6]}", Exchange("kq"), "kq")
+    conn = Connection(own_redis.url, transport_options={"visibility_timeout": 1})
+    with conn.Producer() as producer:
+        producer.publish({"n": 1}, exchange=queue.exchange, routing_key="kq", declare=[queue])
+    channel = conn.channel()
+    received: list[object] = []
+    consumer = conn.Consumer(queue, channel=channel, callbacks=[lambda _body, message: received.append(message)])
+    consumer.consume()
+    conn.drain_events(timeout=5)
+    assert received, "the delivery never came"
+    conn._do_close_transport()  # what collect() does last: the transport forgets its client
+
+    channel.close()  # raised AttributeError("'NoneType' object has no attribute 'hostname'") before the fix
+
+    # The delivery is still in the unacked hash: any worker's restore_visible puts it back once it is due.
+    assert own_redis.client().hlen("unacked") == 1
+    fresh = Connection(own_redis.url, transport_options={"visibility_timeout": 1})
+    time.sleep(1.1)  # past the 1 s visibility timeout (not a timed assertion: restore needs it to have passed)
+    fresh.default_channel.qos.restore_visible(num=10)
+    assert own_redis.client().llen(queue.name) == 1
+    fresh.release()
+
+
+def _start_worker(own_redis: OwnRedis, migrated_db: str, log: Path) -> subprocess.Popen[bytes]:
+    from workers.procs import WorkerProcess
+
+    from workers.settings import get_settings
+
+    worker = WorkerProcess(
+        queues=list(get_settings().queues),
+        concurrency=4,
+        log_path=log,
+        env={"ELLA_REDIS_URL": own_redis.url, "ELLA_DATABASE_URL": migrated_db},
+        extra_args=["-I", "tests.support.slow_tasks"],
+    ).start()
+    assert worker.proc is not None
+    return worker.proc
+
+
+@pytest.mark.integration
+def test_a_worker_reconnects_after_redis_restarts_under_load_and_runs_new_tasks(own_redis, migrated_db):
+    log = VAR / "log" / f"faults-{uuid.uuid4().hex[:6]}.log"
+    proc = _start_worker(own_redis, migrated_db, log)
+    client = own_redis.client()
+
+    def send(n: int, seconds: float) -> None:
+        from workers.app import app
+        from workers.settings import get_settings
+
+        with app.connection_for_write(url=own_redis.url) as conn:
+            for _ in range(n):
+                app.send_task(
+                    "tests.hold_a_while",
+                    kwargs={"seconds": seconds},
+                    queue=get_settings().queue_cognition,
+                    connection=conn,
+                )
+
+    try:
+        wait_for(lambda: "ready" in log.read_text(errors="replace"), 60, what="the worker to start")
+        for _ in range(3):
+            send(30, 0.3)
+            wait_for(lambda: client.hlen("unacked") > 0, 20, what="deliveries in flight")
+            own_redis.stop()
+            time.sleep(1)  # an outage, not a timed assertion
+            own_redis.start()
+            client = own_redis.client()
+            assert proc.poll() is None, f"worker exited with {proc.returncode}:\n{log.read_text()[-3000:]}"
+        done_before = log.read_text(errors="replace").count("succeeded")
+        send(1, 0.0)
+        wait_for(
+            lambda: log.read_text(errors="replace").count("succeeded") > done_before,
+            60,
+            what="a task sent after the restarts to run",
+        )
+        assert proc.poll() is None
+        assert "Unrecoverable error" not in log.read_text(errors="replace")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _start_beat(own_redis: OwnRedis, log: Path, prefix: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "ELLA_REDIS_URL": own_redis.url, "ELLA_REDIS_KEY_PREFIX": prefix}
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "-S", "redbeat.RedBeatScheduler", "-l", "INFO"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> int | None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+    return proc.returncode
+
+
+@pytest.mark.integration
+def test_beat_survives_a_redis_outage_and_keeps_scheduling(own_redis, tmp_path):
+    prefix = f"bt{uuid.uuid4().hex[:6]}"
+    lock_key = f"{prefix}:redbeat::lock"
+    log = tmp_path / "beat.log"
+    beat = _start_beat(own_redis, log, prefix)
+    try:
+        wait_for(lambda: own_redis.client().exists(lock_key), 60, what="beat to take its lock")
+        own_redis.stop()
+        time.sleep(3)  # an outage of a few ticks, not a timed assertion
+        assert beat.poll() is None, f"beat exited with {beat.returncode} during the outage:\n{log.read_text()[-2000:]}"
+        own_redis.start()
+        client = own_redis.client()
+        # Beat sends its due jobs again: the inbox sweep (every 2 s in tests) lands on its queue.
+        from workers.settings import get_settings
+
+        inbound = get_settings().queue_inbound
+        client.delete(inbound)
+        wait_for(lambda: client.llen(inbound) > 0, 60, what="beat to send a job after Redis came back")
+        assert client.exists(lock_key), "beat runs without holding its lock"
+        assert beat.poll() is None
+    finally:
+        _stop(beat)
+
+
+def test_a_beat_that_died_holding_its_lock_blocks_its_successor_for_at_most_the_lock_timeout():
+    """The lock is extended on every tick, at most ``beat_max_loop_interval_s`` apart; its TTL is what a
+    restarted beat waits when the last one died with Redis away (it was 300 s)."""
+    from workers.app import celery_config
+    from workers.settings import Settings
+
+    config = celery_config(Settings())
+    assert config["redbeat_lock_timeout"] <= 60
+    assert config["redbeat_lock_timeout"] >= 3 * config["beat_max_loop_interval"]
+
+
+def test_settings_refuse_a_beat_lock_that_a_slow_tick_would_lose():
+    from pydantic import ValidationError
+
+    from workers.settings import Settings
+
+    with pytest.raises(ValidationError, match="beat_lock_timeout_s"):
+        Settings(beat_max_loop_interval_s=30, beat_lock_timeout_s=60)
