@@ -5,6 +5,7 @@ from models.batch import ModelBatch, ModelBatchItem
 from models.boundary import BoundaryEvent, CrisisReferral
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
+from models.erasure import ForgottenUser
 from models.ledger import FactEvent, WorldFact
 from models.memory import MemoryNode
 from models.message import InboundMessage
@@ -23,6 +24,7 @@ __all__ = [
     "DeadLetter",
     "FactEvent",
     "FactReview",
+    "ForgottenUser",
     "InboundMessage",
     "MemoryNode",
     "NotificationCandidate",

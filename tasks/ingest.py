@@ -178,6 +178,7 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
     settings = get_settings()
     try:
         payload = parse_ingest(args, kwargs, settings.max_message_chars)
+        events.refuse_if_forgotten(self, payload.user_id, payload.message_id)  # an erased user's late message
         with user_scope(payload.user_id):
             final = (self.request.retries or 0) >= self.model_retries()
             # wait for Redis no longer than the soft time limit allows (less a margin to finish the task)

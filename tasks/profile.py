@@ -15,6 +15,7 @@ from typing import Any
 from ella.contract import parse_profile
 from ella.profile import profile_columns
 from models.user import apply_profile
+from workers import events
 from workers.app import app
 from workers.db import session_scope
 from workers.logs import user_scope
@@ -31,6 +32,7 @@ def update_profile(self: ReliableTask, *args: Any, **kwargs: Any) -> str:
     """Gateway contract: kwargs ``{user_id, updated_at, timezone, locale, is_minor, do_not_disturb,
     active_hours, notifications}``; returns ``"applied"`` or ``"stale"`` (a newer or the same one is stored)."""
     payload = parse_profile(args, kwargs)
+    events.refuse_if_forgotten(self, payload.user_id)  # an erased user's late profile creates nobody
     with user_scope(payload.user_id):
         with session_scope() as session:
             applied = apply_profile(

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from workers.cli_guard import compliance_cli, guard_cli
 from workers.cli_notifications import notifications_cli
+from workers.cli_users import users_cli
 from workers.cli_world import ledger_cli, review_cli, selflog_cli
 from workers.settings import get_settings
 
@@ -28,6 +29,7 @@ cli.add_typer(review_cli, name="review")
 cli.add_typer(guard_cli, name="guard")
 cli.add_typer(compliance_cli, name="compliance")
 cli.add_typer(notifications_cli, name="notifications")
+cli.add_typer(users_cli, name="users")
 PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 

@@ -13,10 +13,15 @@ The flow: gateway → ``ingest_message`` → (outbox stream) and ``perceive`` + 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
+
+if TYPE_CHECKING:
+    from workers.reliability import ReliableTask
+
+FORGOTTEN_REASON = "the user was erased (right to be forgotten): refused, nothing stored, nothing answered"
 
 
 def _queue(task: TaskName) -> str:
@@ -91,3 +96,39 @@ def notification_to_memory(
         queue=_queue(TaskName.PERCEIVE),
         kwargsrepr=repr({"user_id": user_id, "source_message_id": source}),
     )
+
+
+def forget_again(user: str) -> None:
+    """The second pass of ``ella.forget_user``, once every task that started before the tombstone has ended.
+
+    ``task_time_limit_s`` is the hard limit: by then a task already past its tombstone check has finished or
+    been killed. Shorter than the visibility timeout (settings check it), so the broker does not redeliver it.
+    """
+    from tasks.privacy import forget_user
+
+    forget_user.apply_async(
+        kwargs={"user": user, "again": True},
+        countdown=get_settings().task_time_limit_s,
+        queue=_queue(TaskName.FORGET_USER),
+        kwargsrepr=repr({"user": "<erased>", "again": True}),
+    )
+
+
+def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None = None) -> None:
+    """The tombstone check of a task that would create or change a user (ingest, profile): an erased user's
+    late message or profile is dead-lettered with a reason and the tombstone's key only (no id, no text),
+    its inbox entry dropped, and the request's kwargs cleared so that no later log line names the user.
+
+    Raises ``DeadLettered``; returns when the user was never erased (one primary-key lookup).
+    """
+    from models.erasure import Traces, is_forgotten, tombstone_key
+    from tasks.privacy import erase_inbox
+    from workers.db import autocommit_scope
+
+    key = tombstone_key(user_id, get_settings().forget_secret.get_secret_value())
+    with autocommit_scope() as session:
+        if not is_forgotten(session, key):
+            return
+    erase_inbox(Traces(user_id, message_ids={message_id} if message_id else set()))
+    task.request.kwargs = {}
+    raise task.dead_letter(FORGOTTEN_REASON, [], {"tombstone": key})

@@ -18,7 +18,7 @@ from workers.redis_conn import get_redis
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
-__all__ = ["OutboxReader", "enqueue_message", "outbox_reader", "send_ingest", "update_profile"]
+__all__ = ["OutboxReader", "enqueue_message", "forget_user", "outbox_reader", "send_ingest", "update_profile"]
 
 
 def enqueue_message(
@@ -100,6 +100,25 @@ def update_profile(
         kwargs=kwargs,
         queue=queue_for(TaskName.UPDATE_PROFILE, get_settings()),
         kwargsrepr=repr({"user_id": user_id, "updated_at": kwargs["updated_at"]}),  # not where they live, nor age
+    )
+    return result.id
+
+
+def forget_user(*, user_id: str, app: Celery | None = None) -> str:
+    """Erase the user everywhere (``ella.forget_user``, the right to be forgotten); return the Celery task id.
+
+    Messages of the user already queued are answered and then erased; any that arrives later (a redelivery, a
+    re-send) is refused, not answered. Asking twice is safe. Anonymous counts the law asks for are kept.
+    """
+    if app is None:
+        from workers.app import app as default_app
+
+        app = default_app
+    result = app.send_task(
+        TaskName.FORGET_USER,
+        kwargs={"user": user_id},
+        queue=queue_for(TaskName.FORGET_USER, get_settings()),
+        kwargsrepr=repr({"user": "<erased>"}),  # Flower and the logs never show whom
     )
     return result.id
 

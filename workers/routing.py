@@ -45,6 +45,7 @@ class TaskName(StrEnum):
     MAKE_FOLLOWUPS = "ella.make_followups"
     MAKE_GENERIC_CHECKINS = "ella.make_generic_checkins"
     DISPATCH_NOTIFICATIONS = "ella.dispatch_notifications"
+    FORGET_USER = "ella.forget_user"
 
 
 QUEUE_OF: dict[TaskName, Queue] = {
@@ -63,6 +64,8 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.MAKE_FOLLOWUPS: Queue.BATCH,
     TaskName.MAKE_GENERIC_CHECKINS: Queue.BATCH,
     TaskName.DISPATCH_NOTIFICATIONS: Queue.BATCH,
+    # From the gateway, behind the user's messages already queued: those are erased, the later ones refused.
+    TaskName.FORGET_USER: Queue.INBOUND,
 }
 
 

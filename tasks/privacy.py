@@ -1,0 +1,209 @@
+"""``ella.forget_user``: the right to be forgotten. The user is erased from every store, and stays erased.
+
+Order of work, and why it is safe for a message in flight:
+1. the tombstone (a keyed hash of the id, ``models.erasure``) is committed first. From then on an ingest or
+   profile update of this user that starts is refused (``workers.events.refuse_if_forgotten``: dead-lettered
+   with a reason and the tombstone's key, nothing stored, nothing answered);
+2. the rows, table by table (``models.erasure.erase_user_rows``), in one transaction that first takes the
+   user's row lock as ingest does, so an ingest transaction that had already locked the user commits first
+   and its rows are deleted with the rest;
+3. the stores outside the database (Redis keys, the outbox stream, the embedding cache, log files), each an
+   eraser registered with ``models.erasure.register_store``;
+4. the same again, once, after ``task_time_limit_s`` (``events.forget_again``): a task that was already past
+   its tombstone check when the erasure ran (an ingest between storing and publishing its reply, a perceive
+   it emitted) has finished or been killed by then, so what it wrote after step 2 or 3 goes too.
+Every step is idempotent: a redelivery, a second request or the second pass erase what is left, nothing else.
+
+What stays: the anonymous crisis-referral count SB 243's report needs (no user id, no text), and the
+tombstone. The task's argument is ``user``, not ``user_id``, so the log lines of the erasure itself do not
+carry the id (``workers.logs`` stamps a task's ``user_id`` on every line); they name the tombstone's key.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, cast
+
+from models.erasure import Traces, bury, collect_traces, erase_user_rows, register_store, store_erasers, tombstone_key
+from workers import events
+from workers.app import app
+from workers.db import session_scope
+from workers.inbox import InboxKeys
+from workers.outbox_stream import published_marker
+from workers.redis_conn import get_redis
+from workers.reliability import ReliableTask
+from workers.routing import TaskName
+from workers.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+_PAGE = 1000
+
+
+def forget(user_id: str) -> dict[str, int]:
+    """Erase ``user_id`` everywhere (steps 1-3 above); items removed per table or store (zeros left out)."""
+    key = tombstone_key(user_id, get_settings().forget_secret.get_secret_value())
+    with session_scope() as session:
+        bury(session, key)  # committed before anything is erased
+    with session_scope() as session:
+        traces = collect_traces(session, user_id)
+        counts = erase_user_rows(session, user_id)
+    for name, eraser in store_erasers().items():
+        removed = eraser(traces)
+        if removed:
+            counts[name] = removed
+    return counts
+
+
+@app.task(name=TaskName.FORGET_USER, base=ReliableTask, bind=True)
+def forget_user(self: ReliableTask, user: str, again: bool = False) -> dict[str, int]:
+    """Gateway contract: kwargs ``{user}``; returns what was removed per table or store.
+
+    ``again`` marks the second pass, which schedules nothing further.
+    """
+    counts = forget(user)
+    key = tombstone_key(user, get_settings().forget_secret.get_secret_value())
+    log.info("erased user %s… (%s): %s", key[:12], "second pass" if again else "first pass", counts)
+    if not again:
+        events.forget_again(user)
+    return counts
+
+
+# --- the stores outside the database ---------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+@register_store("redis:inbox")
+def erase_inbox(traces: Traces) -> int:
+    """Messages enqueued and not yet answered: every inbox key's members that are the user's (the payloads
+    hold the text). An entry is the user's when its payload names them or its member names them (a JSON
+    ``[user_id, message_id]``), or, for an older plain ``message_id`` member, when the message was theirs."""
+    client, keys = get_redis(), InboxKeys.of()
+    kinds = {name: _text(client.type(name)) for name in (getattr(keys, f.name) for f in fields(keys))}
+    mine: set[str] = set()
+    for member, payload in client.hscan_iter(keys.payloads, count=_PAGE):
+        if _user_of(payload, "user_id") == traces.user_id:
+            mine.add(_text(member))
+    for name, kind in kinds.items():
+        members: Iterable[Any] = ()
+        if kind == "hash":
+            members = (member for member, _ in client.hscan_iter(name, count=_PAGE))  # NOVALUES needs Redis 7.4
+        elif kind == "zset":
+            members = (member for member, _ in client.zscan_iter(name, count=_PAGE))
+        for member in members:
+            text = _text(member)
+            if text in traces.message_ids or _user_of(text, 0) == traces.user_id:
+                mine.add(text)
+    if not mine:
+        return 0
+    pipe = client.pipeline()
+    for name, kind in kinds.items():
+        if kind == "hash":
+            pipe.hdel(name, *mine)
+        elif kind == "zset":
+            pipe.zrem(name, *mine)
+    pipe.execute()
+    return len(mine)
+
+
+def _user_of(value: Any, where: str | int) -> Any:
+    """``value`` parsed as JSON, indexed by ``where``; None when it is not JSON of that shape."""
+    try:
+        return json.loads(value)[where]
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+
+
+@register_store("redis:outbox_stream")
+def erase_outbox_entries(traces: Traces) -> int:
+    """The user's entries in the outbox stream (replies and notifications with their text), read or not.
+
+    XDEL also ends their pending state for every consumer group: a gateway that had read one without
+    acknowledging it gets nothing back for it.
+    """
+    client, stream = get_redis(), get_settings().outbox_stream
+    removed, start = 0, "-"
+    while True:
+        # redis-py's stubs type the reply as a union over RESP2/RESP3 shapes; XRANGE is a list of (id, fields).
+        page = cast(list[tuple[str, dict[str, str]]], client.xrange(stream, min=start, max="+", count=_PAGE))
+        mine = [sid for sid, entry in page if entry and entry.get("user_id") == traces.user_id]
+        if mine:
+            removed += int(client.xdel(stream, *mine))
+        if len(page) < _PAGE:
+            return removed
+        start = "(" + _text(page[-1][0])
+
+
+@register_store("redis:publish_markers")
+def erase_publish_markers(traces: Traces) -> int:
+    """The publish-once markers of the user's outbox records (they map a record to its stream entry)."""
+    if not traces.outbox_uids:
+        return 0
+    return int(get_redis().delete(*(published_marker(uid) for uid in traces.outbox_uids)))
+
+
+@register_store("redis:locks")
+def erase_locks(traces: Traces) -> int:
+    """The user's reflection lock (its name is the user id)."""
+    return int(get_redis().delete(f"{get_settings().redis_key_prefix}:reflect:{traces.user_id}"))
+
+
+@register_store("redis:embedding_cache")
+def erase_embedding_cache(traces: Traces) -> int:
+    """The whole embedding cache, not only the user's texts.
+
+    Why all of it: reflection embeds questions about the user that are never stored, so their keys cannot be
+    found from the user's rows, and a hashed-n-gram vector gives its text's words back. It is a cache only
+    (a vector is recomputed in milliseconds and is the same vector), and erasures are rare.
+    """
+    client = get_redis()
+    pattern = f"{get_settings().redis_key_prefix}:emb:*"
+    removed, batch = 0, []
+    for key in client.scan_iter(match=pattern, count=_PAGE):
+        batch.append(key)
+        if len(batch) >= _PAGE:
+            removed += int(client.unlink(*batch))
+            batch = []
+    if batch:
+        removed += int(client.unlink(*batch))
+    return removed
+
+
+def _mentions(line: str, needles: Iterable[str]) -> bool:
+    return any(needle in line for needle in needles)
+
+
+@register_store("logs")
+def erase_log_lines(traces: Traces) -> int:
+    """Lines of our log files (``var/log``, where ``ella demo``/``chat`` and the tests' workers write) that
+    name the user: as a JSON string (the ``user_id`` field of every structured line) or a Python repr.
+
+    Rewritten in place, not replaced: a running worker appends to the same file (``O_APPEND``) and goes on
+    writing to it. A line appended between the read and the truncation is lost; the second pass runs again.
+    Log shipping elsewhere (journald, a collector) is the operator's to erase.
+    """
+    needles = {json.dumps(traces.user_id), json.dumps(traces.user_id, ensure_ascii=False), repr(traces.user_id)}
+    removed = 0
+    folder = get_settings().var_path / "log"
+    for path in sorted(folder.glob("*.log*")) if folder.is_dir() else []:
+        removed += _scrub(path, needles)
+    return removed
+
+
+def _scrub(path: Path, needles: set[str]) -> int:
+    with open(path, "r+b") as handle:
+        lines = handle.read().decode("utf-8", "surrogateescape").splitlines(keepends=True)
+        kept = [line for line in lines if not _mentions(line, needles)]
+        if len(kept) == len(lines):
+            return 0
+        handle.seek(0)
+        handle.write("".join(kept).encode("utf-8", "surrogateescape"))
+        handle.truncate()
+    return len(lines) - len(kept)

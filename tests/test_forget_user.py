@@ -1,0 +1,359 @@
+"""The right to be forgotten: ``ella.forget_user`` leaves nothing of the user in any store, and keeps them erased.
+
+A canary string is planted in every table of ``models.base`` metadata that erasure touches (a new table
+without a planter here, or without an eraser there, fails), in every Redis key of ours, the outbox stream, the
+dead letters, the embedding cache and our log files; after the erasure neither the canary nor the user id is
+found anywhere, while another user's canary is still everywhere it was.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.orm import Session
+
+from ella.contract import IngestPayload
+from ella.ledger.rules import Tier, Writer
+from models import (
+    Base,
+    BoundaryEvent,
+    Conversation,
+    CrisisReferral,
+    DeadLetter,
+    FactEvent,
+    FactReview,
+    ForgottenUser,
+    InboundMessage,
+    MemoryNode,
+    ModelBatch,
+    ModelBatchItem,
+    ModelCall,
+    NotificationCandidate,
+    OutboxRecord,
+    SelfLogEntry,
+    User,
+    WorldFact,
+)
+from models.erasure import UnaccountedTable, erase_user_rows, kept_tables, store_erasers, table_erasers
+from workers.db import autocommit_scope, session_scope
+from workers.dead_letters import encode_payload
+from workers.events import FORGOTTEN_REASON
+from workers.reliability import DeadLettered
+from workers.settings import get_settings
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def _conversation(s: Session, user: str, canary: str) -> None:
+    s.add(Conversation(user_id=user, external_id=canary, started_at=NOW, last_message_at=NOW,
+                       close_due_at=NOW, closed_at=NOW))  # fmt: skip
+
+
+def _inbound(s: Session, user: str, canary: str) -> None:
+    conv = Conversation(user_id=user, started_at=NOW, last_message_at=NOW, close_due_at=NOW, closed_at=NOW)
+    s.add(conv)
+    s.flush()
+    s.add(InboundMessage(message_id=f"m-{uuid.uuid4().hex}", user_id=user, conversation_id=conv.id, text=canary,
+                         sent_at=NOW))  # fmt: skip
+
+
+def _fact(s: Session, user: str, canary: str) -> WorldFact:
+    fact = WorldFact(user_id=user, chain=uuid.uuid4().hex, tier=Tier.USER_CLAIM.value, subject="user.pet",
+                     predicate="named", object=canary, written_by=Writer.USER.value, valid_from=NOW)  # fmt: skip
+    s.add(fact)
+    s.flush()
+    return fact
+
+
+def _fact_event(s: Session, user: str, canary: str) -> None:
+    fact = _fact(s, user, "a fact")
+    s.add(FactEvent(fact_id=fact.id, user_id=user, from_status="active", to_status="retired", writer="user",
+                    note=canary))  # fmt: skip
+
+
+# One planter per table that holds a user's data: each writes a row carrying the canary (the user id is in it too).
+PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
+    "users": lambda s, user, canary: s.add(User(id=user, timezone="Europe/London", locale=canary[:16])),
+    "conversations": _conversation,
+    "inbound_messages": _inbound,
+    "outbox_records": lambda s, user, canary: s.add(
+        OutboxRecord(kind="reply", user_id=user, route="generated", text=canary)
+    ),
+    "memory_nodes": lambda s, user, canary: s.add(
+        MemoryNode(
+            user_id=user,
+            node_type="event",
+            subject="user",
+            predicate="said",
+            object=canary,
+            description=canary,
+            embedding=b"\0" * 16,
+            embedding_model="test",
+            poignancy=3,
+        )  # fmt: skip
+    ),
+    "world_facts": _fact,
+    "world_fact_events": _fact_event,
+    "fact_reviews": lambda s, user, canary: s.add(
+        FactReview(
+            user_id=user,
+            subject="user.pet",
+            predicate="named",
+            tier="user_claim",
+            fact_ids="[]",
+            reason=canary,
+            dedupe_key=f"{user}:{uuid.uuid4().hex}",
+        )  # fmt: skip
+    ),
+    "self_log": lambda s, user, canary: s.add(SelfLogEntry(user_id=user, content=canary)),
+    "notification_candidates": lambda s, user, canary: s.add(
+        NotificationCandidate(
+            user_id=user,
+            kind="followup",
+            body=canary,
+            fresh_until=NOW,
+            not_before=NOW,
+            dedupe_key=f"followup:{uuid.uuid4().hex}",
+        )  # fmt: skip
+    ),
+    "boundary_events": lambda s, user, canary: s.add(
+        BoundaryEvent(
+            user_id=user,
+            direction="inbound",
+            category="crisis",
+            severity="high",
+            route="crisis_referral",
+            detector_version="t",
+            text=canary,
+        )  # fmt: skip
+    ),
+    "dead_letters": lambda s, user, canary: s.add_all(
+        [
+            DeadLetter(task_name="t", reason="r", user_id=user, payload=encode_payload([], {"text": canary})),
+            # an id the column could not keep (not printable ASCII) is only in the payload
+            DeadLetter(task_name="t", reason="r", payload=encode_payload([], {"user_id": user, "text": canary})),
+        ]
+    ),
+    "model_calls": lambda s, user, canary: s.add(
+        ModelCall(
+            user_id=user, kind="reply", tier="live", model="m", provider="offline", outcome="error", error=canary
+        )  # fmt: skip
+    ),
+    "model_batch_items": lambda s, user, canary: s.add(
+        ModelBatchItem(
+            custom_id=uuid.uuid4().hex, purpose="p", kind="reply", user_id=user, variables=json.dumps({"text": canary})
+        )  # fmt: skip
+    ),
+}
+
+
+def plant_rows(user: str, canary: str) -> None:
+    with session_scope() as s:
+        for planter in PLANTERS.values():
+            planter(s, user, canary)
+            s.flush()
+        s.add(CrisisReferral(category="crisis", detector_version="t"))  # the anonymous count, no user
+        s.add(ModelBatch(provider="offline"))
+
+
+def tables_mentioning(*needles: str) -> dict[str, int]:
+    """Rows per table that carry any of ``needles`` in any column, over every table of the metadata."""
+    found: dict[str, int] = {}
+    with autocommit_scope() as s:
+        for table in Base.metadata.sorted_tables:
+            for row in s.execute(select(table)):
+                blob = " ".join(map(str, row))
+                if any(n in blob for n in needles):
+                    found[table.name] = found.get(table.name, 0) + 1
+    return found
+
+
+def redis_mentioning(client, *needles: str) -> list[str]:
+    """Our Redis keys (this run's prefix, which covers the outbox stream) whose name or value has a needle."""
+    from workers.embedding_cache import binary_client
+
+    client = binary_client(client)  # vectors are not UTF-8
+    hits = []
+    for key in client.scan_iter(match=f"{get_settings().redis_key_prefix}:*", count=1000):
+        kind = client.type(key).decode()
+        if kind == "string":
+            value = client.get(key)
+        elif kind == "hash":
+            value = client.hgetall(key)
+        elif kind == "zset":
+            value = client.zrange(key, 0, -1)
+        elif kind == "stream":
+            value = client.xrange(key)
+        elif kind == "list":
+            value = client.lrange(key, 0, -1)
+        elif kind == "set":
+            value = client.smembers(key)
+        else:
+            value = ""
+        if any(n in f"{key} {value}" for n in needles):
+            hits.append(key.decode())
+    return sorted(hits)
+
+
+def plant_redis(user: str, canary: str) -> str:
+    """The user's message in the inbox, a reply in the outbox stream with its publish marker, a held
+    reflection lock, the canary's vector in the embedding cache; returns the embedding cache key."""
+    from ella.embeddings import HashingEmbedder
+    from tasks.ingest import ingest
+    from tasks.memory import reflection_lock
+    from workers import inbox
+    from workers.embedding_cache import CachedEmbedder
+    from workers.redis_conn import get_redis
+
+    client = get_redis()
+    inbox.remember(client, {"message_id": f"in-{uuid.uuid4().hex}", "user_id": user, "text": canary,
+                            "sent_at": NOW.isoformat()})  # fmt: skip
+    ingest(IngestPayload(message_id=f"m-{uuid.uuid4().hex}", user_id=user, text=canary, sent_at=NOW), task_id=None)
+    assert reflection_lock(user).acquire()
+    cache = CachedEmbedder(HashingEmbedder(), client)
+    cache.embed([canary])
+    return cache.key(canary)
+
+
+def plant_log(user: str, canary: str) -> None:
+    folder = get_settings().var_path / "log"
+    folder.mkdir(parents=True, exist_ok=True)
+    line = {"level": "INFO", "logger": "tasks.ingest", "message": f"stored {canary}", "user_id": user}
+    with open(folder / "worker-forget.log", "a") as log:
+        log.write(json.dumps(line) + "\n")
+        log.write(f"Task ella.ingest_message received {{'user_id': {user!r}}}\n")
+
+
+def log_mentions(*needles: str) -> int:
+    folder = get_settings().var_path / "log"
+    return sum(
+        any(n in line for n in needles) for path in folder.glob("*.log*") for line in path.read_text().splitlines()
+    )
+
+
+def forget(user: str, again: bool = True) -> dict[str, int]:
+    """Run ``ella.forget_user`` in this process; ``again`` (the second pass) so that nothing is scheduled."""
+    from tasks.privacy import forget_user
+
+    return forget_user.apply(kwargs={"user": user, "again": again}).get()
+
+
+# --- the registry (no services) ------------------------------------------------------------------------------
+
+
+@pytest.mark.domain
+def test_every_table_is_erased_or_kept_with_a_reason_and_every_erased_table_has_a_planter_here():
+    import tasks.privacy  # noqa: F401  (registers the stores outside the database)
+
+    tables = {t.name for t in Base.metadata.sorted_tables}
+    assert set(table_erasers()) | set(kept_tables()) == tables
+    assert set(table_erasers()) == set(PLANTERS), "plant a canary in the new table (PLANTERS) and erase it"
+    assert set(kept_tables()) == {"crisis_referrals", "model_batches", "forgotten_users"}
+    assert set(store_erasers()) == {
+        "redis:inbox", "redis:outbox_stream", "redis:publish_markers", "redis:locks", "redis:embedding_cache", "logs"
+    }  # fmt: skip
+
+
+def test_a_table_erasure_does_not_know_stops_the_erasure_before_anything_is_erased(migrated_db):
+    from sqlalchemy import Column, String, Table
+
+    future = Table("digests_without_eraser", Base.metadata, Column("owner", String(128), primary_key=True))
+    try:
+        with session_scope() as s, pytest.raises(UnaccountedTable, match="digests_without_eraser"):
+            erase_user_rows(s, "anyone")
+    finally:
+        Base.metadata.remove(future)
+
+
+# --- the erasure ---------------------------------------------------------------------------------------------
+
+
+def test_forget_user_leaves_no_trace_of_the_user_in_any_store_and_keeps_the_anonymous_count(migrated_db):
+    from workers.redis_conn import get_redis
+
+    client = get_redis()
+    user, canary = f"forget-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    other, other_canary = f"keep-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    for who, what in ((user, canary), (other, other_canary)):
+        plant_rows(who, what)
+        cache_key = plant_redis(who, what)
+        plant_log(who, what)
+    assert set(tables_mentioning(canary, user)) == set(PLANTERS)
+    assert len(redis_mentioning(client, canary, user)) >= 4  # inbox payloads and keys, stream, lock
+    assert log_mentions(canary, user) == 2
+    with autocommit_scope() as s:
+        referrals = s.scalar(select(func.count()).select_from(CrisisReferral))
+
+    counts = forget(user)
+
+    assert tables_mentioning(canary, user) == {}
+    assert redis_mentioning(client, canary, user) == []
+    assert client.exists(cache_key) == 0
+    assert list(client.scan_iter(match=f"{get_settings().redis_key_prefix}:emb:*")) == []  # emptied whole
+    assert log_mentions(canary, user) == 0
+    assert counts["users"] == 1 and counts["dead_letters"] == 2
+    with autocommit_scope() as s:
+        assert s.scalar(select(func.count()).select_from(CrisisReferral)) == referrals
+        assert s.scalar(select(func.count()).select_from(ForgottenUser)) == 1
+    # The other user is untouched, everywhere.
+    assert set(tables_mentioning(other_canary, other)) == set(PLANTERS)
+    assert len(redis_mentioning(client, other_canary, other)) >= 4
+    assert log_mentions(other_canary, other) == 2
+
+    assert forget(user) == {}  # idempotent: a second request finds nothing and fails on nothing
+
+
+def test_what_a_task_in_flight_wrote_after_the_erasure_goes_in_the_second_pass(migrated_db):
+    """An ingest past its tombstone check when the erasure ran stores and publishes after it; the second pass
+    (``events.forget_again``, after the hard time limit) erases that too."""
+    from tasks.ingest import ingest
+
+    user, canary = f"flight-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    forget(user, again=True)
+    ingest(IngestPayload(message_id=f"m-{uuid.uuid4().hex}", user_id=user, text=canary, sent_at=NOW), task_id=None)
+    assert "inbound_messages" in tables_mentioning(canary)
+    forget(user, again=True)
+    assert tables_mentioning(canary, user) == {}
+
+
+# --- a late redelivery ---------------------------------------------------------------------------------------
+
+
+def test_a_late_message_or_profile_of_an_erased_user_is_refused_unanswered_and_recreates_nobody(migrated_db, outbox):
+    from tasks.ingest import ingest_message
+    from tasks.profile import update_profile
+    from workers import inbox
+    from workers.redis_conn import get_redis
+
+    user, canary = f"late-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    first = {"message_id": f"m-{uuid.uuid4().hex}", "user_id": user, "text": canary, "sent_at": NOW.isoformat()}
+    ingest_message.apply(kwargs=first).get()
+    assert [e.text for e in outbox() if e.user_id == user] != []  # answered while the user existed
+    forget(user)
+    assert [e for e in outbox() if e.user_id == user] == []
+
+    later = {**first, "message_id": f"m-{uuid.uuid4().hex}", "sent_at": (NOW + timedelta(minutes=1)).isoformat()}
+    inbox.remember(get_redis(), later)  # the gateway client records a message before sending it
+    profile = {"user_id": user, "updated_at": NOW.isoformat(), "timezone": "Europe/London", "locale": "en_GB",
+               "is_minor": False, "do_not_disturb": None, "active_hours": "09:00-21:00",
+               "notifications": True}  # fmt: skip
+    for task, kwargs in ((ingest_message, first), (ingest_message, later), (update_profile, profile)):
+        with pytest.raises(DeadLettered, match="erased"):
+            task.apply(kwargs=kwargs).get()
+
+    assert [e for e in outbox() if e.user_id == user] == []  # not answered
+    assert tables_mentioning(canary, user) == {}  # nobody re-created, nothing of theirs in the dead letters
+    assert redis_mentioning(get_redis(), canary, user) == []  # the re-sent message left the inbox
+    with autocommit_scope() as s:
+        refused = s.scalars(select(DeadLetter).order_by(DeadLetter.id)).all()
+        assert [(d.task_name, d.reason, d.user_id, d.message_id) for d in refused] == [
+            ("ella.ingest_message", FORGOTTEN_REASON, None, None),
+            ("ella.ingest_message", FORGOTTEN_REASON, None, None),
+            ("ella.update_profile", FORGOTTEN_REASON, None, None),
+        ]
+        assert s.scalar(text("SELECT count(*) FROM users")) == 0
