@@ -43,6 +43,7 @@ def make_provider(settings: Settings) -> Provider:
             settings.anthropic_base_url,
             timeout=settings.llm_timeout_s,
             max_retries=settings.llm_sdk_max_retries,
+            budget_s=settings.llm_deadline_s,
         )
     return OfflineProvider()
 
@@ -105,7 +106,7 @@ def make_port(settings: Settings | None = None) -> ModelPort:
             get_redis(),
             f"{settings.redis_key_prefix}:llm:slots",
             settings.llm_max_concurrency,
-            lease_s=settings.llm_timeout_s + 10,
+            lease_s=settings.llm_deadline_s + 10,  # a slot is held for the whole call, retries included
             wait_s=settings.llm_timeout_s,
         ).slot
     return ModelPort(

@@ -148,7 +148,15 @@ class Settings(BaseSettings):
     model_reflection: str = "claude-sonnet-4-6"
     llm_max_repairs: int = Field(2, ge=0, description="Re-asks with the validation error before the fail-safe.")
     llm_max_concurrency: int = Field(8, ge=1, description="Model calls in flight at once, across all workers.")
-    llm_sdk_max_retries: int = Field(1, ge=0, description="The SDK's own retries; Celery retries on top.")
+    llm_sdk_max_retries: int = Field(
+        1, ge=0, description="Retries within one model call (within llm_deadline_s); Celery retries on top."
+    )
+    llm_call_budget_s: float = Field(
+        240.0,
+        gt=0,
+        description="All attempts of one model call, waits included; then the task's retry path runs "
+        "(capped below the soft time limit: see llm_deadline_s).",
+    )
     llm_task_max_retries: int = Field(5, ge=0, description="Celery retries of a task after a transient error.")
     llm_live_max_retries: int = Field(2, ge=0, description="The same for a live reply, where a user waits.")
     llm_retry_base_s: float = Field(2.0, gt=0)
@@ -276,6 +284,13 @@ class Settings(BaseSettings):
     def effective_llm_retry_max_s(self) -> float:
         """The cap on the wait before a model retry (Retry-After included), for the same reason."""
         return self._under_visibility(self.llm_retry_max_s)
+
+    @property
+    def llm_deadline_s(self) -> float:
+        """The budget of one model call the provider enforces: ``llm_call_budget_s``, at most nine tenths of the
+        soft time limit, so a call gives up (a transient error the task retries or falls back on) before the
+        task's own limit, which does not reach into the SDK and does not exist at all in a threads pool."""
+        return min(self.llm_call_budget_s, 0.9 * self.task_soft_time_limit_s)
 
     @property
     def retrieval_weights(self) -> Any:

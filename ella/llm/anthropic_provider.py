@@ -1,17 +1,31 @@
 """The Anthropic provider: Claude through the official SDK, errors sorted into transient and permanent.
 
-Why the SDK retries little (``max_retries`` from settings, 1 by default): the Celery task retries with
+Why the provider retries little (``max_retries`` from settings, 1 by default): the Celery task retries with
 backoff and jitter on top, and two layers of full retries would multiply into minutes of hammering.
+
+Why it retries itself (tenacity) instead of leaving it to the SDK's loop: every call has a deadline the provider
+enforces, ``budget_s`` across all attempts, each attempt's timeout cut to what is left of it. The SDK's loop has
+no total: it sleeps whatever ``retry-after`` says (an hour, if the API says an hour) and it retries whatever its
+HTTP send raised, Celery's SoftTimeLimitExceeded included, so a task's soft limit never reached a task waiting
+on the API, and in a threads pool no Celery limit works at all. Past the budget the call is a
+TransientModelError (with the API's ``retry-after``), so the task's own retry or fallback path runs; an
+exception from outside the transport (a time limit's signal) is handed back to the task unchanged. A body the
+SDK cannot decode (a truncated 200) escapes it as a bare JSONDecodeError; here it is a transient fault, retried.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anthropic
+import httpx2
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, stop_any
+from tenacity.stop import stop_base
 
 from ella.llm.types import (
     Block,
@@ -27,6 +41,13 @@ from ella.llm.types import (
 if TYPE_CHECKING:  # the SDK's request TypedDicts, for the type check only (their module paths vary by version)
     from anthropic.types import MessageParam, TextBlockParam
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+    from anthropic.types.messages.batch_create_params import Request
+
+
+R = TypeVar("R")
+# The SDK's own backoff between attempts when the API gives no retry-after: 0.5 s doubling, at most 8 s.
+BACKOFF_INITIAL_S = 0.5
+BACKOFF_MAX_S = 8.0
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -55,6 +76,36 @@ def classify(exc: Exception) -> ModelError:
             return TransientModelError(message, status, _retry_after(exc.response.headers))
         return PermanentModelError(message, status)
     return PermanentModelError(f"{type(exc).__name__}: {exc}")
+
+
+def _interruption(exc: anthropic.AnthropicError) -> BaseException | None:
+    """What the SDK wrapped as a connection error though it did not come from the connection (a time limit's
+    signal raised inside the send, a bug): that exception, to hand back; None for a real transport fault."""
+    cause = exc.__cause__
+    if not isinstance(exc, anthropic.APIConnectionError) or isinstance(exc, anthropic.APITimeoutError):
+        return None
+    if cause is None or isinstance(cause, httpx2.TransportError | OSError):
+        return None
+    return cause
+
+
+def _backoff(state: RetryCallState) -> float:
+    """Retry-After when the API gave one, else the SDK's backoff (0.5 s doubling to 8 s, a quarter jitter)."""
+    exc = state.outcome.exception() if state.outcome else None
+    if isinstance(exc, TransientModelError) and exc.retry_after is not None:
+        return max(0.0, exc.retry_after)
+    return min(BACKOFF_INITIAL_S * 2.0 ** (state.attempt_number - 1), BACKOFF_MAX_S) * (1 - 0.25 * random.random())
+
+
+class _PastDeadline(stop_base):
+    """Stop when the wait before the next attempt would end past the deadline, or leave under a second to try:
+    the task then waits out ``retry-after`` as its own countdown instead of holding a worker."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return time.monotonic() + retry_state.upcoming_sleep + 1.0 > self.deadline
 
 
 def _block(block: Block) -> TextBlockParam:
@@ -115,36 +166,94 @@ class AnthropicProvider:
     name = "anthropic"
     reads_context = True
 
-    def __init__(self, api_key: str, base_url: str | None, timeout: float, max_retries: int) -> None:
-        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+    def __init__(
+        self,
+        api_key: str,
+        base_url: str | None,
+        timeout: float,
+        max_retries: int,
+        budget_s: float | None = None,
+    ) -> None:
+        """``timeout`` bounds one attempt, ``max_retries`` the attempts after the first, ``budget_s`` (by default
+        ``timeout`` times the attempts) the whole call, waits between attempts included."""
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.budget_s = budget_s if budget_s is not None else timeout * (max_retries + 1)
+        # The SDK retries nothing: a second, unbounded loop under ours would defeat the budget.
+        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+
+    def _within_budget(self, what: str, attempt: Callable[[float], R]) -> R:
+        """``attempt(timeout)`` until it succeeds, retrying transient faults while attempts and budget last.
+
+        Raises TransientModelError (the last fault, or "budget spent") or PermanentModelError; an exception that
+        interrupted the call from outside the transport is raised as it is.
+        """
+        deadline = time.monotonic() + self.budget_s
+
+        def attempt_once() -> R:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TransientModelError(f"{what}: the call's {self.budget_s:g}s budget is spent")
+            try:
+                return attempt(min(self.timeout, left))
+            except anthropic.AnthropicError as exc:
+                interruption = _interruption(exc)
+                if interruption is not None:
+                    raise interruption from None
+                raise classify(exc) from exc
+            except ValueError as exc:  # json.JSONDecodeError: the SDK could not decode a 200's body
+                raise TransientModelError(f"{what}: malformed response body ({exc})") from exc
+
+        attempts = self.max_retries + 1
+
+        def give_up(state: RetryCallState) -> R:
+            """The last fault as it is once the attempts are spent; a budget error carrying it otherwise."""
+            last = state.outcome.exception() if state.outcome else None
+            if not isinstance(last, TransientModelError) or state.attempt_number >= attempts:
+                raise last or TransientModelError(f"{what}: no attempt was made")
+            raise TransientModelError(
+                f"{what}: the call's {self.budget_s:g}s budget is spent after {state.attempt_number} of "
+                f"{attempts} attempts; last: {last}",
+                last.status,
+                last.retry_after,
+            ) from last
+
+        retrying = Retrying(
+            stop=stop_any(stop_after_attempt(attempts), _PastDeadline(deadline)),
+            wait=_backoff,
+            retry=retry_if_exception_type(TransientModelError),
+            retry_error_callback=give_up,
+        )
+        return retrying(attempt_once)
 
     def complete(self, request: CompletionRequest) -> Completion:
-        try:
-            message = self.client.messages.create(**request_params(request))
-        except anthropic.AnthropicError as exc:
-            raise classify(exc) from exc
-        return completion_of(message)
+        params = request_params(request)
+
+        def create(timeout: float) -> Completion:
+            return completion_of(self.client.messages.create(**params, timeout=timeout))
+
+        return self._within_budget(f"{request.kind} call", create)
 
     # --- Message Batches ------------------------------------------------------------------------------
     def submit_batch(self, requests: list[tuple[str, CompletionRequest]]) -> str:
-        try:
-            batch = self.client.messages.batches.create(
-                requests=[{"custom_id": cid, "params": request_params(req)} for cid, req in requests]
-            )
-        except anthropic.AnthropicError as exc:
-            raise classify(exc) from exc
-        return batch.id
+        entries: list[Request] = [{"custom_id": cid, "params": request_params(req)} for cid, req in requests]
+
+        def create(timeout: float) -> str:
+            return self.client.messages.batches.create(requests=entries, timeout=timeout).id
+
+        return self._within_budget("batch submission", create)
 
     def batch_status(self, batch_id: str) -> str:
         """``in_progress`` | ``canceling`` | ``ended``."""
-        try:
-            return self.client.messages.batches.retrieve(batch_id).processing_status
-        except anthropic.AnthropicError as exc:
-            raise classify(exc) from exc
+
+        def retrieve(timeout: float) -> str:
+            return self.client.messages.batches.retrieve(batch_id, timeout=timeout).processing_status
+
+        return self._within_budget("batch status", retrieve)
 
     def batch_results(self, batch_id: str) -> Iterator[BatchResult]:
         try:
-            for entry in self.client.messages.batches.results(batch_id):
+            for entry in self.client.messages.batches.results(batch_id, timeout=self.budget_s):
                 result = entry.result
                 if result.type == "succeeded":
                     yield BatchResult(entry.custom_id, "succeeded", completion_of(result.message))
@@ -159,3 +268,5 @@ class AnthropicProvider:
                     yield BatchResult(entry.custom_id, result.type)
         except anthropic.AnthropicError as exc:
             raise classify(exc) from exc
+        except ValueError as exc:  # a JSONL line the SDK could not decode: the download broke off
+            raise TransientModelError(f"batch results: malformed response body ({exc})") from exc

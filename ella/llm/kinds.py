@@ -4,6 +4,9 @@ Why strict: the reference Generative Agents code stored "TOKEN LIMIT EXCEEDED", 
 triple (name, name, "is") as memories. Here every output is parsed as JSON, validated against its kind's
 schema (with the request's context: evidence indices must point at statements that were shown), and
 cleaned; what fails becomes a repair request, and in the end a fail-safe marked as such, never a memory.
+Cleaning and the failure-text check reach every string of the output, however deeply nested (a fact, a
+self-statement, a perception, an insight): a failure is no less a failure one level down, and a NUL there
+fails a PostgreSQL commit as surely as at the top.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters (NUL among them: PostgreSQL refuses it in text) and lone surrogates (a JSON ``\ud800``
+# escape makes one; no database encoding accepts it).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 # Text a model (or a broken pipeline) produces instead of an answer; never worth keeping.
 FAILURE_MARKERS = (
@@ -43,6 +48,44 @@ def _looks_failed(text: str) -> bool:
     return any(low.startswith(marker) or low == marker for marker in FAILURE_MARKERS)
 
 
+# No schema here nests deeper than a few levels; far deeper input is refused rather than walked, so a model's
+# runaway nesting is an error to repair, never a RecursionError.
+MAX_NESTING = 32
+
+
+def clean_strings(value: Any, depth: int = 0) -> Any:
+    """``value`` with every string in it cleaned (lists, tuples and dict values, at any depth); ValueError when a
+    string is failure text or the nesting is deeper than ``MAX_NESTING``. Other values are returned as they are."""
+    if depth > MAX_NESTING:
+        raise ValueError(f"output nested too deep (over {MAX_NESTING} levels)")
+    if isinstance(value, str):
+        value = clean(value)
+        if _looks_failed(value):
+            raise ValueError(f"not an answer: {value[:60]!r}")
+        return value
+    if isinstance(value, list | tuple):
+        return type(value)(clean_strings(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return {key: clean_strings(item, depth + 1) for key, item in value.items()}
+    return value
+
+
+class CleanModel(BaseModel):
+    """Base of every schema and of every model nested in one: each field's strings cleaned, failure text refused.
+
+    Why the nested models too: a field validator sees a nested model's fields as a dict when the output is
+    parsed, but a nested model built in code (a fail-safe, a test) or validated on its own (a perception handed
+    to a task) must obey the same rule.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _clean_strings(cls, value: Any) -> Any:
+        return clean_strings(value)
+
+
 # Non-empty strings capped at N characters. Aliases rather than a function returning ``Annotated[...]``: a
 # type checker reads each one as ``str`` while pydantic still validates (and the JSON schema still states) the
 # same bounds, so the cap sits in the annotation a reader and mypy both see.
@@ -58,23 +101,12 @@ Text800 = Annotated[str, Field(min_length=1, max_length=800)]
 Text2000 = Annotated[str, Field(min_length=1, max_length=2000)]
 
 
-class KindOutput(BaseModel):
-    """Base of every schema: strings cleaned, failure text refused, unknown keys refused."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+class KindOutput(CleanModel):
+    """Base of every schema: strings cleaned at any depth, failure text refused, unknown keys refused."""
 
     kind: ClassVar[str]
     tier: ClassVar[str]
     max_tokens: ClassVar[int] = 400
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _clean_strings(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = clean(value)
-            if _looks_failed(value):
-                raise ValueError(f"not an answer: {value[:60]!r}")
-        return value
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> KindOutput:
@@ -169,11 +201,10 @@ class FocalPoints(KindOutput):
         return cls(questions=["How does Sam feel about the interview?", "Who supports Sam?"])
 
 
-class Perceived(BaseModel):
+class Perceived(CleanModel):
     """Poignancy and triple of a statement, asked for in the same call that produces the statement (a reply's
     user turn, an insight), so storing it as a memory costs no extra model call."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     score: int = Field(ge=1, le=10)
     subject: Text80
     predicate: Text80
@@ -185,8 +216,7 @@ class Perceived(BaseModel):
         return self
 
 
-class Insight(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Insight(CleanModel):
     text: Text300
     evidence: list[int] = Field(min_length=1, max_length=10)
     perception: Perceived
@@ -299,10 +329,9 @@ class PlanningThought(KindOutput):
         )
 
 
-class SelfStatement(BaseModel):
+class SelfStatement(CleanModel):
     """A first-person statement Ella's reply makes about her own life or world, for the self-log (never a fact)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     content: Text300
     about: list[Text60] = Field(default_factory=list, max_length=5)
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
@@ -334,12 +363,11 @@ class Reply(KindOutput):
         )
 
 
-class ExtractedFact(BaseModel):
+class ExtractedFact(CleanModel):
     """A fact from the conversation. Only ``user_claim`` and ``inferred`` are choices: a user's words never
     become canon or observed (the ledger refuses them too, whatever a model says). ``event_date`` is the day
     of a dated event ("my interview is on Thursday"), for the follow-up window."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     subject: Text120
     predicate: Text80
     object: Text200
@@ -472,6 +500,13 @@ def extract_json(raw: str) -> Any:
             return json.loads(text[start : end + 1])
         except json.JSONDecodeError as exc:
             raise OutputError(f"invalid JSON: {exc.msg} at position {exc.pos}") from None
+        except RecursionError:
+            raise OutputError(_TOO_DEEP) from None
+    except RecursionError:  # the parser recurses once per level: thousands of levels exhaust the stack
+        raise OutputError(_TOO_DEEP) from None
+
+
+_TOO_DEEP = "JSON nested too deep to parse; answer with the flat JSON object of the task"
 
 
 def parse_output(kind: str, raw: str, context: dict[str, Any]) -> KindOutput:
@@ -483,4 +518,6 @@ def parse_output(kind: str, raw: str, context: dict[str, Any]) -> KindOutput:
     try:
         return schema.model_validate(data, context=context)
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
-        raise OutputError(str(exc)) from None
+        raise OutputError(clean(str(exc))) from None
+    except RecursionError:
+        raise OutputError(_TOO_DEEP) from None
