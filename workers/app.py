@@ -12,13 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-
 from celery import Celery, signals
 from kombu import Queue
 from kombu.transport import redis as kombu_redis
 
 from beat_schedule import beat_schedule
-from workers import db, logs
+from workers import db, envelopes, logs
 from workers.redis_conn import kombu_url, redis_url
 from workers.routing import task_routes
 from workers.settings import Settings, get_settings
@@ -69,6 +68,7 @@ def _restore_unacked_unless_connection_gone(self: kombu_redis.QoS, client: Any =
 
 
 kombu_redis.QoS.restore_unacked = _restore_unacked_unless_connection_gone  # type: ignore[method-assign]
+envelopes.install()  # a malformed message on our queues is a dead letter, never a dead worker
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""A task that holds its worker for a while, so that tests can have deliveries in flight (loaded only by test workers)."""
+"""A task that holds its worker a while, so tests can have deliveries in flight (loaded only by test workers)."""
 
 from __future__ import annotations
 

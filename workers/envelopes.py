@@ -1,0 +1,211 @@
+"""Checking every raw message on our task queues before Celery sees it; a malformed one is a dead letter.
+
+Why: anything that can ``LPUSH`` to a queue (a buggy gateway, an operator's script, a fuzzer) can put there an
+envelope Celery cannot take. Before this check a JSON body that is not ``[args, kwargs, embed]`` crashed every
+worker that consumed it (and went back on the queue, to crash the next one), a body that is not JSON or not
+base64 killed the worker once and was lost, and an unknown task name, a known task on another task's queue or
+headers of the wrong type were dropped with a log line (or ran: ``ella.reflect`` sent on ``inbound`` did).
+Here each becomes a row in ``dead_letters`` with the precise reason, and it is consumed (never requeued).
+
+Where: kombu's Redis transport pops the message (``BRPOP``) and hands the decoded envelope to
+``Transport._deliver``; the check wraps that, for our task queues only (the control and event channels pass
+through untouched). A message that passes is delivered exactly as before. The envelope is decoded with a
+tolerant ``loads`` so an undecodable one reaches the check instead of raising inside kombu's poll loop.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from kombu.transport import redis as kombu_redis
+from kombu.utils.json import loads as kombu_loads
+
+from workers.routing import QUEUE_OF, TaskName
+from workers.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+MAX_RAW_CHARS = 200_000
+
+
+class UndecodableEnvelope(dict[str, Any]):
+    """What the tolerant ``loads`` returns for a queue item that is not JSON: the text, for the dead letter."""
+
+    def __init__(self, raw: str, error: str) -> None:
+        super().__init__()
+        self.raw = raw
+        self.error = error
+
+
+def tolerant_loads(text: Any, *args: Any, **kwargs: Any) -> Any:
+    """kombu's ``loads``, except that text which is not JSON comes back as an ``UndecodableEnvelope``."""
+    try:
+        return kombu_loads(text, *args, **kwargs)
+    except (ValueError, TypeError) as exc:
+        raw = text if isinstance(text, str) else repr(text)
+        return UndecodableEnvelope(raw, f"{type(exc).__name__}: {str(exc)[:200]}")
+
+
+def _decode_body(envelope: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """The message body as Python, or the reason it cannot be read."""
+    body = envelope.get("body")
+    properties = envelope.get("properties")
+    encoding = properties.get("body_encoding") if isinstance(properties, Mapping) else None
+    if not isinstance(body, str):
+        return None, f"body is {type(body).__name__}, not a string"
+    if envelope.get("content-type") != "application/json":
+        return None, f"content type {str(envelope.get('content-type'))[:80]!r} is not application/json"
+    if encoding == "base64":
+        try:
+            raw = base64.b64decode(body.encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError, ValueError):
+            return None, "body is not valid base64"
+    elif encoding is None:
+        raw = body.encode("utf-8", "surrogatepass")
+    else:
+        return None, f"unknown body encoding {str(encoding)[:40]!r}"
+    try:
+        return json.loads(raw.decode("utf-8")), None
+    except (UnicodeDecodeError, ValueError):
+        return None, "body is not JSON (UTF-8)"
+
+
+def _iso_or_none(value: Any) -> bool:
+    if value is None:
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _header_problem(headers: Mapping[str, Any]) -> str | None:
+    """The first header Celery would choke on (or misread), by name; None when they are all usable."""
+    for name in ("id", "task"):
+        value = headers.get(name)
+        if not isinstance(value, str) or not value or len(value) > 255:
+            return f"header {name!r} is missing or not a short string"
+    if headers.get("lang", "py") != "py":
+        return "header 'lang' is not 'py'"
+    retries = headers.get("retries", 0)
+    if retries is not None and (not isinstance(retries, int) or isinstance(retries, bool) or retries < 0):
+        return "header 'retries' is not a non-negative integer"
+    for name in ("eta", "expires"):
+        if not _iso_or_none(headers.get(name)):
+            return f"header {name!r} is not an ISO 8601 time"
+    timelimit = headers.get("timelimit", [None, None])
+    if timelimit is not None and (
+        not isinstance(timelimit, list | tuple)
+        or len(timelimit) != 2
+        or not all(v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in timelimit)
+    ):
+        return "header 'timelimit' is not [hard, soft]"
+    for name in ("root_id", "parent_id", "group", "origin", "argsrepr", "kwargsrepr", "shadow"):
+        value = headers.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"header {name!r} is not a string"
+    if headers.get("stamps") is not None and not isinstance(headers.get("stamps"), dict):
+        return "header 'stamps' is not a mapping"
+    return None
+
+
+def envelope_problem(envelope: Any, queue: str, registered: Callable[[str], bool]) -> str | None:
+    """Why this raw queue item cannot be run as a task from ``queue``; None when it can."""
+    if isinstance(envelope, UndecodableEnvelope):
+        return f"envelope is not JSON ({envelope.error})"
+    if not isinstance(envelope, dict):
+        return f"envelope is a JSON {type(envelope).__name__}, not an object"
+    properties = envelope.get("properties")
+    if not isinstance(properties, dict):
+        return "envelope has no 'properties' object"
+    if not isinstance(properties.get("delivery_tag"), str) or not properties["delivery_tag"]:
+        return "envelope has no delivery tag"
+    if not isinstance(properties.get("delivery_info", {}), dict):
+        return "envelope's delivery_info is not an object"
+    headers = envelope.get("headers")
+    if not isinstance(headers, dict):
+        return "envelope has no 'headers' object (not a Celery protocol 2 task message)"
+    problem = _header_problem(headers)
+    if problem:
+        return problem
+    task = headers["task"]
+    if not registered(task):
+        return f"unknown task {task[:200]!r}"
+    if task in TaskName.__members__.values():
+        expected = QUEUE_OF[TaskName(task)].name_in(get_settings())
+        if queue != expected:
+            return f"task {task} belongs on queue {expected!r}, not {queue!r}"
+    body, problem = _decode_body(envelope)
+    if problem:
+        return problem
+    if not (
+        isinstance(body, list)
+        and len(body) == 3
+        and isinstance(body[0], list)
+        and isinstance(body[1], dict)
+        and (body[2] is None or isinstance(body[2], dict))
+    ):
+        return "body is JSON but not [args, kwargs, embed] (a list, an object, an object)"
+    return None
+
+
+def _raw_text(envelope: Any) -> str:
+    if isinstance(envelope, UndecodableEnvelope):
+        text = envelope.raw
+    else:
+        text = json.dumps(envelope, ensure_ascii=True, default=repr)
+    return text[:MAX_RAW_CHARS]
+
+
+def dead_letter_envelope(envelope: Any, queue: str, reason: str) -> None:
+    """Record the raw item; if even that fails (database down), keep it in a Redis list and say so."""
+    from workers.dead_letters import record_dead_letter
+
+    headers = envelope.get("headers") if isinstance(envelope, dict) else None
+    headers = headers if isinstance(headers, dict) else {}
+    task = headers.get("task")
+    task_name = task if isinstance(task, str) and task else "(malformed envelope)"
+    task_id = headers.get("id") if isinstance(headers.get("id"), str) else None
+    try:
+        record_dead_letter(
+            task_name,
+            task_id,
+            f"malformed envelope on queue {queue!r}: {reason}",
+            None,
+            {"raw_envelope": _raw_text(envelope)},
+        )
+    except Exception:
+        from workers.redis_conn import get_redis
+
+        key = f"{get_settings().redis_key_prefix}:malformed_envelopes"
+        log.exception("could not dead-letter a malformed envelope (%s); kept in Redis list %s", reason, key)
+        get_redis().lpush(key, json.dumps({"queue": queue, "reason": reason, "raw": _raw_text(envelope)}))
+
+
+_original_deliver = kombu_redis.Transport._deliver
+
+
+def _checked_deliver(self: Any, message: Any, queue: Any) -> Any:
+    if queue in get_settings().queues:
+        from workers.app import app
+
+        problem = envelope_problem(message, queue, lambda name: name in app.tasks)
+        if problem is not None:
+            dead_letter_envelope(message, queue, problem)
+            return None  # popped by BRPOP and never put in the unacked set: consumed, not requeued
+    return _original_deliver(self, message, queue)
+
+
+def install() -> None:
+    """Put the check on kombu's Redis transport (idempotent). Called when the Celery app is imported."""
+    kombu_redis.loads = tolerant_loads  # type: ignore[assignment,attr-defined]
+    kombu_redis.Transport._deliver = _checked_deliver  # type: ignore[method-assign]
