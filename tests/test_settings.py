@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import types
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,6 +128,53 @@ def test_hard_limit_not_above_the_model_timeout_is_rejected(llm: float) -> None:
 def test_soft_limit_not_below_the_hard_limit_is_rejected() -> None:
     with pytest.raises(ValidationError, match="task_soft_time_limit_s"):
         Settings(**{**NESTED, "task_soft_time_limit_s": 6})
+
+
+@pytest.mark.parametrize("name", ["retry_backoff_max_s", "llm_retry_max_s"])
+@pytest.mark.parametrize("cap", [8, 300])
+def test_a_retry_backoff_cap_not_below_the_visibility_timeout_is_rejected(name: str, cap: float) -> None:
+    """A retry waits unacked in its worker; past the visibility timeout Redis hands a copy to another worker."""
+    with pytest.raises(ValidationError, match=f"{name} .* < visibility_timeout_s"):
+        Settings(**{**NESTED, name: cap})
+
+
+def test_retry_waits_left_unset_stay_within_a_short_visibility_timeout() -> None:
+    settings = Settings(**NESTED)  # visibility 8 s, as the tests run
+    assert settings.effective_retry_backoff_max_s < settings.visibility_timeout_s
+    assert settings.effective_llm_retry_max_s < settings.visibility_timeout_s
+    production = Settings(
+        visibility_timeout_s=3600, task_time_limit_s=600, task_soft_time_limit_s=540, llm_timeout_s=120
+    )
+    assert production.effective_retry_backoff_max_s == 300  # the default cap under the default 1 h timeout
+    assert production.effective_llm_retry_max_s == 120
+
+
+def test_a_transient_database_fault_is_retried_within_the_visibility_timeout(monkeypatch) -> None:
+    """It was Celery's autoretry with a fixed 300 s cap: with a 60 s timeout each retry was restored as copies."""
+    from sqlalchemy.exc import OperationalError
+
+    from workers.app import app
+    from workers.reliability import ReliableTask
+
+    monkeypatch.setenv("ELLA_VISIBILITY_TIMEOUT_S", "60")
+    get_settings.cache_clear()
+    countdowns: list[float] = []
+
+    @app.task(name=f"tests.db_down_{uuid.uuid4().hex[:6]}", base=ReliableTask, bind=True)
+    def db_down(self: ReliableTask) -> None:
+        raise OperationalError("SELECT 1", {}, Exception("down"))
+
+    def capture(*_args: object, countdown: float | None = None, **_kwargs: object) -> None:
+        from celery.exceptions import Retry
+
+        countdowns.append(countdown or 0.0)
+        raise Retry("captured", when=countdown)
+
+    monkeypatch.setattr(db_down, "retry", capture)
+    for retries in range(9):
+        db_down.apply(retries=retries, task_id=uuid.uuid4().hex)
+    get_settings.cache_clear()
+    assert len(countdowns) == 9 and max(countdowns) < 60
 
 
 def test_unknown_time_zone_is_rejected() -> None:

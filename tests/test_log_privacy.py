@@ -1,0 +1,46 @@
+"""The README promises logs carry ids, never the words: a retry or a database error must not leak them."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from tests.conftest import wait_for
+from workers.reliability import hide_sql_parameters
+
+
+def test_a_database_error_prints_its_statement_without_the_bound_values():
+    words = f"my secret {uuid.uuid4().hex[:6]}"
+    try:
+        try:
+            raise OperationalError("UPDATE turns SET text = %(text)s", {"text": words}, Exception("gone"))
+        except OperationalError as inner:
+            raise RuntimeError("storing the turn failed") from inner
+    except RuntimeError as exc:
+        hide_sql_parameters(exc)
+        assert words in repr(exc.__cause__.params)  # still there for code that needs it
+        assert words not in str(exc.__cause__)
+
+
+@pytest.mark.integration
+def test_a_retried_task_logs_neither_its_arguments_nor_its_sql_parameters(start_worker):
+    from workers.app import app
+    from workers.settings import get_settings
+
+    worker = start_worker(concurrency=1, extra_args=["-I", "tests.support.slow_tasks"])
+    words = f"please keep this private {uuid.uuid4().hex[:8]}"
+    marker = f"{get_settings().redis_key_prefix}:privacy:{uuid.uuid4().hex[:8]}"
+    result = app.send_task(
+        "tests.fail_once_on_the_database",
+        kwargs={"text": words, "marker": marker},
+        kwargsrepr=repr({"marker": marker}),
+        queue=get_settings().queue_cognition,
+        ignore_result=False,
+    )
+    assert result.get(timeout=60) == "ok"
+    log = worker.log_path.read_text(errors="replace")
+    wait_for(lambda: worker.log_path.read_text(errors="replace").count("received") >= 2, 10, what="two deliveries")
+    assert "retry" in log.lower()
+    assert words not in log
