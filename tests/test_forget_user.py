@@ -357,3 +357,57 @@ def test_a_late_message_or_profile_of_an_erased_user_is_refused_unanswered_and_r
             ("ella.update_profile", FORGOTTEN_REASON, None, None),
         ]
         assert s.scalar(text("SELECT count(*) FROM users")) == 0
+
+
+# --- the two ways in: the operator's CLI and the gateway through a worker ----------------------------------
+
+
+def test_ella_users_forget_erases_the_user_and_schedules_the_second_pass_without_naming_them(migrated_db):
+    from typer.testing import CliRunner
+
+    from workers.cli import cli
+    from workers.redis_conn import get_redis
+
+    user, canary = f"cli-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    plant_rows(user, canary)
+    queue = get_settings().queue_inbound
+    get_redis().delete(queue)
+
+    result = CliRunner().invoke(cli, ["users", "forget", user, "--yes"])
+
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["erased"]["users"] == 1
+    assert tables_mentioning(canary, user) == {}
+    queued = [json.loads(m) for m in get_redis().lrange(queue, 0, -1)]
+    assert [(m["headers"]["task"], m["headers"]["kwargsrepr"]) for m in queued] == [
+        ("ella.forget_user", "{'user': '<erased>', 'again': True}")
+    ]
+    assert queued[0]["headers"]["eta"] is not None  # after the hard time limit
+    get_redis().delete(queue)
+
+
+@pytest.mark.integration
+def test_the_gateway_forgets_a_user_through_a_worker_and_their_next_message_is_refused(start_worker, outbox):
+    from workers.gateway import enqueue_message, forget_user
+    from workers.redis_conn import get_redis
+
+    from .conftest import wait_for
+
+    start_worker()
+    user, canary = f"gw-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    enqueue_message(message_id=f"m-{uuid.uuid4().hex}", user_id=user, text=canary, sent_at=NOW)
+    wait_for(lambda: [e for e in outbox() if e.user_id == user], 60, what="the reply")
+    forget_user(user_id=user)
+    wait_for(lambda: not [e for e in outbox() if e.user_id == user], 60, what="the reply erased from the stream")
+    wait_for(lambda: "users" not in tables_mentioning(user), 60, what="the user row erased")
+
+    enqueue_message(message_id=f"m-{uuid.uuid4().hex}", user_id=user, text=canary, sent_at=NOW)
+
+    def refused() -> bool:
+        with autocommit_scope() as s:
+            return s.scalar(select(func.count()).where(DeadLetter.reason == FORGOTTEN_REASON)) == 1
+
+    wait_for(refused, 60, what="the late message dead-lettered")
+    wait_for(lambda: redis_mentioning(get_redis(), canary, user) == [], 60, what="the inbox entry gone")
+    assert [e for e in outbox() if e.user_id == user] == []
+    wait_for(lambda: tables_mentioning(canary, user) == {}, 60, what="what the first message's tasks wrote, erased")
