@@ -1,12 +1,18 @@
-"""Ingest throughput and latency through the real broker, two prefork worker processes, offline engine.
+"""Ingest throughput and latency through the real broker and the compose inbound worker, offline engine.
 
-Two phases, each on a fresh database:
-- burst: N messages enqueued as fast as one producer can; msgs_per_s = N / (last reply - first send);
+The worker is started with docker-compose.yml's ``worker-inbound`` command line (its pool and concurrency;
+only the queue names are this run's; ``--pool``/``--concurrency`` override them to compare). Phases, on a
+fresh database:
+- baseline: N no-op tasks (tests/support/noop_task.py: only a mark on a stream) through the same broker and
+  worker; noop_per_s is the floor of broker + worker overhead on this machine, in this run;
+- burst: N messages enqueued as fast as one producer can; msgs_per_s = N / (last reply - first send), also
+  given as a ratio to noop_per_s, since absolute rates vary by machine;
 - paced: messages at a fixed rate below capacity; latency = the reply's outbox stream id (Redis server
   clock, ms) minus the send time, i.e. enqueue-to-outbox, without queueing behind a burst.
-The last line is JSON: {"msgs_per_s":…, "p50_ms":…, "p99_ms":…}.
+The last line is JSON: {"msgs_per_s":…, "noop_per_s":…, "ratio_to_noop":…, "p50_ms":…, "p99_ms":…, …}.
 
     python bench/ingest_throughput.py [--database postgresql|sqlite] [--burst 2000] [--paced 1000 --rate 100]
+                                      [--pool prefork --concurrency 4]
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -28,7 +35,10 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
+from chaos.harness import option, worker_argv  # noqa: E402
 from workers.settings import get_settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class Replies:
@@ -60,26 +70,60 @@ class Replies:
             self.poll()
 
 
-def run(kind: str, burst: int, paced: int, rate: float) -> dict[str, float]:
+class ComposeInbound:
+    """The compose inbound worker on this run's queues, with the no-op task loaded for the baseline."""
+
+    def __init__(self, settings, pool: str | None, concurrency: str | None) -> None:  # type: ignore[no-untyped-def]
+        self.name = f"bench-{RUN}"
+        argv = worker_argv("worker-inbound", settings, self.name)
+        for flag, value in (("--pool", pool), ("--concurrency", concurrency)):
+            if value is not None:
+                argv += [flag, value]
+        level = os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING")
+        self.argv = [*argv, "--loglevel", level, "--include", "tests.support.noop_task"]
+        self.pool = option(self.argv, "--pool", "-P") or "prefork"
+        self.concurrency = option(self.argv, "--concurrency", "-c")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, env: dict[str, str], app) -> None:  # type: ignore[no-untyped-def]
+        import socket
+
+        with open(VAR / "worker.log", "ab") as log:
+            self.proc = subprocess.Popen(
+                self.argv, env={**os.environ, **env, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=subprocess.STDOUT,
+                cwd=ROOT,
+            )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not app.control.ping(destination=[f"{self.name}@{socket.gethostname()}"], timeout=0.5):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"worker did not start: see {VAR / 'worker.log'}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def run(
+    kind: str, burst: int, paced: int, rate: float, pool: str | None = None, concurrency: str | None = None
+) -> dict[str, float | str | None]:
     os.environ["ELLA_DATABASE_URL"], drop = create_database(kind, f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR)
     get_settings.cache_clear()
     from workers import db
     from workers.app import app
     from workers.gateway import enqueue_message
-    from workers.procs import WorkerProcess
     from workers.redis_conn import get_redis, redis_url
 
     settings = get_settings()
     db.upgrade()
     # The inbound queue only, as deployed: the memory tasks each turn emits wait on the cognition queue.
-    worker = WorkerProcess(
-        queues=[settings.queue_inbound],
-        concurrency=2,
-        log_path=VAR / "worker.log",
-        env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": settings.effective_database_url},
-        extra_args=["-l", os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING")],
-    ).start()
+    worker = ComposeInbound(settings, pool, concurrency)
     replies = Replies(get_redis(), settings.outbox_stream)
+    noop_stream = f"{settings.redis_key_prefix}:bench:noop"
+    marks = Replies(get_redis(), noop_stream)
     sent_ms: dict[str, float] = {}
 
     def send(prefix: str, i: int) -> str:
@@ -93,16 +137,31 @@ def run(kind: str, burst: int, paced: int, rate: float) -> dict[str, float]:
         )
         return mid
 
+    def noop(i: int) -> str:
+        mark = f"noop-{i}"
+        app.send_task("bench.noop", kwargs={"stream": noop_stream, "mark": mark}, queue=settings.queue_inbound)
+        return mark
+
     try:
-        worker.wait_ready(app)
+        worker.start({"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": settings.effective_database_url}, app)
         replies.wait([send("warm", i) for i in range(100)], 60)
+        marks.wait([noop(-i - 1) for i in range(100)], 60)
+
+        t0 = time.perf_counter()
+        marks.wait([noop(i) for i in range(burst)], 300)
+        noop_per_s = burst / (time.perf_counter() - t0)
+        print(f"[{kind}] baseline: {burst} no-op tasks, same broker and worker = {noop_per_s:.0f} tasks/s")
 
         t0 = time.perf_counter()
         ids = [send("burst", i) for i in range(burst)]
         replies.wait(ids, 300)
         elapsed = time.perf_counter() - t0
         msgs_per_s = burst / elapsed
-        print(f"[{kind}] burst: {burst} messages in {elapsed:.2f} s = {msgs_per_s:.0f} msgs/s")
+        print(
+            f"[{kind}] burst: {burst} messages in {elapsed:.2f} s = {msgs_per_s:.0f} msgs/s "
+            f"({msgs_per_s / noop_per_s:.2f} of the no-op rate; worker --pool {worker.pool} "
+            f"--concurrency {worker.concurrency})"
+        )
 
         ids = []
         t0 = time.perf_counter()
@@ -120,12 +179,20 @@ def run(kind: str, burst: int, paced: int, rate: float) -> dict[str, float]:
             f"[{kind}] paced at {rate:.0f}/s: {paced} messages, enqueue-to-outbox p50 {p50:.1f} ms, "
             f"p99 {p99:.1f} ms, max {lat[-1]:.1f} ms"
         )
-        return {"msgs_per_s": round(msgs_per_s, 1), "p50_ms": round(p50, 1), "p99_ms": round(p99, 1)}
+        return {
+            "msgs_per_s": round(msgs_per_s, 1),
+            "noop_per_s": round(noop_per_s, 1),
+            "ratio_to_noop": round(msgs_per_s / noop_per_s, 3),
+            "p50_ms": round(p50, 1),
+            "p99_ms": round(p99, 1),
+            "pool": worker.pool,
+            "concurrency": worker.concurrency,
+        }
     finally:
         worker.stop()
         drop()
         # this run's leftovers: the unconsumed memory tasks and its stream
-        get_redis().delete(settings.queue_cognition, settings.outbox_stream)
+        get_redis().delete(settings.queue_cognition, settings.outbox_stream, noop_stream)
 
 
 def main() -> None:
@@ -134,9 +201,11 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=2000)
     parser.add_argument("--paced", type=int, default=1000)
     parser.add_argument("--rate", type=float, default=100.0)
+    parser.add_argument("--pool", help="override the compose command line's pool (to compare)")
+    parser.add_argument("--concurrency", help="override the compose command line's concurrency")
     args = parser.parse_args()
     try:
-        result = run(args.database, args.burst, args.paced, args.rate)
+        result = run(args.database, args.burst, args.paced, args.rate, args.pool, args.concurrency)
     finally:
         if not os.environ.get("BENCH_KEEP"):
             shutil.rmtree(VAR, ignore_errors=True)

@@ -38,7 +38,13 @@ def main() -> None:
     lines = []
     try:
         log(f"starting private Redis, PostgreSQL and the compose workers in {chaos.tmp}")
-        chaos.up()
+        try:
+            chaos.up()
+        except Exception as exc:  # noqa: BLE001  (a stack that cannot start is the finding: every fault says so)
+            lines = [{"fault": name, "error": f"stack did not start: {exc}"} for name in names]
+            for line in lines:
+                print(dumps(line), flush=True)
+            names = []
         log(f"stack up in {time.monotonic() - t0:.0f}s; faults: {', '.join(names)}")
         for name in names:
             started = time.monotonic()
@@ -47,6 +53,7 @@ def main() -> None:
             lines.append(line)
             print(dumps(line), flush=True)
             chaos.revive()
+            chaos.restarts.clear()  # a fault's line already says what died during it
     finally:
         chaos.down()
         log(f"done in {time.monotonic() - t0:.0f}s")

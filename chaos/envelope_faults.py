@@ -98,7 +98,7 @@ def envelopes(chaos: Chaos) -> dict[str, Any]:
         kinds[kind] = kinds.get(kind, 0) + 1
     left = {q: client.llen(q) for q in settings.queues}
     return chaos.verdict(name, sent, window, bad_envelopes=kinds, all_alive=all(alive.values()),
-                         left_in_queues=left, revived=chaos.revive())  # fmt: skip
+                         left_in_queues=left)  # fmt: skip
 
 
 FAULTS = {"envelopes": envelopes}

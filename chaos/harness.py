@@ -60,6 +60,32 @@ def compose_argv(service: str, compose_file: Path = COMPOSE_FILE) -> list[str]:
     return [str(script) if script.exists() else args[0], *args[1:]]
 
 
+def worker_argv(service: str, settings: Any, name: str) -> list[str]:
+    """A compose worker's command line on ``settings``' queue names (a bench's isolated run), as ``name``."""
+    from workers.routing import Queue
+
+    args = compose_argv(service)
+    out = list(args)
+    for i, arg in enumerate(args[:-1]):
+        if arg in ("-Q", "--queues"):
+            out[i + 1] = ",".join(Queue(role).name_in(settings) for role in args[i + 1].split(","))
+        elif arg in ("--hostname", "-n"):
+            out[i + 1] = f"{name}@%h"
+    return out
+
+
+def option(args: list[str], *names: str) -> str | None:
+    """The value of a command-line option (``--pool threads`` or ``--pool=threads``), the last one given."""
+    found = None
+    for i, arg in enumerate(args):
+        for name in names:
+            if arg == name and i + 1 < len(args):
+                found = args[i + 1]
+            elif arg.startswith(name + "="):
+                found = arg.split("=", 1)[1]
+    return found
+
+
 def celery_hostname(args: list[str]) -> str | None:
     for i, arg in enumerate(args[:-1]):
         if arg in ("--hostname", "-n"):
@@ -132,6 +158,8 @@ class Chaos:
         self.procs: dict[str, ComposeProcess] = {}
         self.env: dict[str, str] = {}
         self.db_url = ""
+        self.restarts: Counter[str] = Counter()  # service -> restarts after it died on its own
+        self._last_start: dict[str, float] = {}
 
     # -- the stack ---------------------------------------------------------------------------------------------
 
@@ -169,6 +197,7 @@ class Chaos:
     def start(self, service: str) -> ComposeProcess:
         proc = ComposeProcess(service, self.env, self.tmp / "log" / f"{service}.log").start()
         self.procs[service] = proc
+        self._last_start[service] = time.monotonic()
         return proc
 
     def wait_ready(self, service: str, timeout: float = 90) -> None:
@@ -183,14 +212,25 @@ class Chaos:
         if not proc.alive:
             raise RuntimeError(f"{service} exited; see {proc.log_path}")
 
-    def revive(self) -> list[str]:
-        """Compose's ``restart: unless-stopped``: start what died; return their names."""
-        died = [name for name, proc in self.procs.items() if not proc.alive]
+    def revive(self, wait: bool = True) -> list[str]:
+        """Compose's ``restart: unless-stopped``: start what died (counted in ``restarts``); return their names.
+
+        A process that dies again at once (a poison message, say) is restarted at most every 2 s, as Docker
+        backs off, and the suite goes on either way.
+        """
+        now = time.monotonic()
+        died = [
+            name for name, proc in self.procs.items() if not proc.alive and now - self._last_start.get(name, 0.0) > 2.0
+        ]
         for name in died:
+            self.restarts[name] += 1
             self.start(name)
-        for name in died:
+        for name in died if wait else ():
             if name in WORKERS:
-                self.wait_ready(name)
+                try:
+                    self.wait_ready(name)
+                except (RuntimeError, TimeoutError) as exc:
+                    log(f"{name} did not come back: {exc}")
         return died
 
     def down(self) -> None:
@@ -283,8 +323,12 @@ class Chaos:
         for the cognition queue to drain (memories and facts are what garbage is looked for in)."""
         t0 = time.monotonic()
         while time.monotonic() - t0 < bound and self.replied(ids) != ids:
+            self.revive(wait=False)
             time.sleep(0.5)
-        time.sleep(settle)
+        settled = time.monotonic() + settle
+        while time.monotonic() < settled:
+            self.revive(wait=False)
+            time.sleep(0.5)
         from workers.settings import get_settings
 
         cognition = get_settings().queue_cognition
@@ -326,9 +370,9 @@ class Chaos:
         }
         if garbage.ella_user_claims:
             line["ella_user_claims"] = garbage.ella_user_claims
-        died = [s for s, p in self.procs.items() if not p.alive]
-        if died:
-            line["died"] = died
+        if self.restarts:
+            line["restarts"] = dict(self.restarts)  # died on their own during this fault, restarted
+            self.restarts.clear()
         return line
 
 

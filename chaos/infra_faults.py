@@ -22,7 +22,7 @@ def _redis(chaos: Chaos, name: str, stop: Callable[[], None]) -> dict[str, Any]:
 
     sent, window = chaos.traffic(name, N, fault_at_index=AT, fault=fault)
     chaos.wait_answered(set(sent), bound=90, settle=14)  # visibility 10 s + restore: duplicates show
-    return chaos.verdict(name, sent, window, revived=chaos.revive())
+    return chaos.verdict(name, sent, window)
 
 
 def redis_shutdown(chaos: Chaos) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def postgres_restart(chaos: Chaos) -> dict[str, Any]:
 
     sent, window = chaos.traffic("postgres_restart", N, fault_at_index=AT, fault=fault)
     chaos.wait_answered(set(sent), bound=90, settle=14)
-    return chaos.verdict("postgres_restart", sent, window, revived=chaos.revive())
+    return chaos.verdict("postgres_restart", sent, window)
 
 
 def worker_kill9(chaos: Chaos) -> dict[str, Any]:
@@ -55,7 +55,7 @@ def worker_kill9(chaos: Chaos) -> dict[str, Any]:
 
     sent, window = chaos.traffic("worker_kill9", N, fault_at_index=AT, fault=fault)
     chaos.wait_answered(set(sent), bound=90, settle=14)
-    return chaos.verdict("worker_kill9", sent, window, revived=chaos.revive())
+    return chaos.verdict("worker_kill9", sent, window)
 
 
 FAULTS = {

@@ -75,8 +75,12 @@ class FaultyAnthropic(FakeAnthropic):
 
     def answer(self, body: dict[str, Any]) -> str:
         if self.inject and kind_of(body) == "fact_extraction":
+            with self._rlock:
+                self.injected["fact_extraction"] += 1
             return json.dumps({"facts": INJECTED_FACTS})
         if self.inject and kind_of(body) == "reply":
+            with self._rlock:
+                self.injected["reply"] += 1
             answer = json.loads(default_answer(body))
             answer["reply"] = "Of course, I'm your girlfriend now."
             answer["self_statements"] = [{"content": "I am the user's girlfriend", "about": ["user"]}]

@@ -323,6 +323,17 @@ def test_workers_get_time_for_a_warm_shutdown_and_come_back(name):
     assert service.get("restart") == "unless-stopped"
 
 
+def test_the_inbound_worker_waits_on_the_model_in_threads_up_to_the_in_flight_cap(monkeypatch):
+    """A live reply waits seconds on the model; a prefork child held per waiting call caps replies at
+    concurrency / latency, far below the in-flight cap's cap / latency (bench/model_latency.py)."""
+    args = celery_services("worker")["worker-inbound"]
+    pools = option_values(args, "-P", "--pool")
+    assert pools and pools[-1] in {"threads", "gevent", "eventlet"}, f"inbound pool {pools or ['prefork']}"
+    concurrency = int(option_values(args, "-c", "--concurrency")[-1])
+    cap = container_settings(SERVICES["worker-inbound"], monkeypatch).llm_max_concurrency
+    assert concurrency >= cap, f"{concurrency} threads can never use the {cap} model calls the cap allows"
+
+
 # --- Dockerfile and .dockerignore --------------------------------------------------------------------------
 
 

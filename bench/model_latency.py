@@ -1,0 +1,161 @@
+"""Replies per second when every model call takes seconds: the compose inbound worker against a slow API.
+
+Model calls are I/O. A worker that holds a process while it waits answers ``concurrency / latency`` replies
+a second however many calls the global in-flight cap (``ELLA_LLM_MAX_CONCURRENCY``, workers/llm_slots.py)
+allows; the cap's own ceiling is ``cap / latency``. This runs the inbound worker exactly as
+docker-compose.yml starts it (its pool and concurrency; only the queue names are this run's), points it at
+the loopback Messages API (tests/support/fake_anthropic.py) answering every call after ``--latency``
+seconds, sends ``--messages`` messages at once through the gateway client and times the last reply on the
+outbox stream. The last line is JSON: {"replies_per_s":…, "ceiling_per_s":…, "ratio":…, …}.
+
+    python bench/model_latency.py [--messages 1000] [--latency 2.0] [--pool threads --concurrency 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from tests.support.scratch import create_database, scratch_run
+
+RUN, VAR = scratch_run("bench")
+
+from chaos.harness import option, worker_argv  # noqa: E402
+from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
+from workers.settings import get_settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def override(argv: list[str], name: str, value: str | None) -> list[str]:
+    """``argv`` with option ``name`` set to ``value`` (appended last, so it wins), or unchanged for None."""
+    return argv if value is None else [*argv, name, value]
+
+
+def replied(client, stream: str, ids: set[str], last: list[str]) -> int:  # type: ignore[no-untyped-def]
+    """Read the stream past ``last[0]``; drop the ids answered from ``ids``; return how many are left."""
+    while True:
+        items = client.xrange(stream, min=f"({last[0]}" if last[0] != "0-0" else "-", count=1000)
+        if not items:
+            return len(ids)
+        for sid, fields in items:
+            ids.discard(fields.get("in_reply_to", ""))
+            last[0] = sid
+
+
+def run(messages: int, latency: float, pool: str | None, concurrency: str | None) -> dict[str, object]:
+    os.environ["ELLA_DATABASE_URL"], drop = create_database(
+        "postgresql", f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR
+    )
+    get_settings.cache_clear()
+    from workers import db
+    from workers.app import app
+    from workers.gateway import enqueue_message
+    from workers.redis_conn import get_redis, redis_url
+
+    settings = get_settings()
+    db.upgrade()
+    cap = settings.llm_max_concurrency
+    name = f"bench-{RUN}"
+    argv = worker_argv("worker-inbound", settings, name)
+    argv = override(override(argv, "--pool", pool), "--concurrency", concurrency)
+    shown_pool, shown_c = option(argv, "--pool", "-P") or "prefork", option(argv, "--concurrency", "-c")
+    fake = FakeAnthropic().start()
+    fake.latency = latency
+    env = {
+        **os.environ,
+        "ELLA_REDIS_URL": redis_url(),
+        "ELLA_DATABASE_URL": settings.effective_database_url,
+        "ANTHROPIC_API_KEY": "bench-key",
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        "PYTHONPATH": str(ROOT),
+    }
+    log = open(VAR / "worker.log", "ab")  # closed in finally
+    worker = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    client = get_redis()
+    try:
+        deadline = time.monotonic() + 120
+        while not app.control.ping(destination=[argv[argv.index("--hostname") + 1].replace("%h", os.uname()[1])]):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"worker did not start: see {VAR / 'worker.log'}")
+        last = ["0-0"]
+
+        def send(prefix: str, n: int) -> set[str]:
+            ids = set()
+            for i in range(n):
+                mid = f"{prefix}-{i}"
+                enqueue_message(message_id=mid, user_id=f"user-{i % 100}", text=f"My day was long, {i}",
+                                sent_at=datetime.now(UTC))  # fmt: skip
+                ids.add(mid)
+            return ids
+
+        def wait(ids: set[str], timeout: float) -> None:
+            end = time.monotonic() + timeout
+            while replied(client, settings.outbox_stream, ids, last):
+                if time.monotonic() > end:
+                    raise TimeoutError(f"{len(ids)} replies missing")
+                time.sleep(0.05)
+
+        wait(send("warm", 2 * cap), 120)
+        calls_before = len(fake.message_requests)
+        fake.max_in_flight = 0
+        t0 = time.perf_counter()
+        wait(send("msg", messages), 60 + 3 * messages * latency / cap)
+        elapsed = time.perf_counter() - t0
+        calls = len(fake.message_requests) - calls_before
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(60)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()
+        fake.stop()
+        drop()
+        client.delete(*settings.queues, settings.outbox_stream)
+    rate = messages / elapsed
+    ceiling = cap / latency
+    print(
+        f"inbound worker (--pool {shown_pool} --concurrency {shown_c}), model latency {latency:.1f} s, cap {cap}: "
+        f"{messages} replies in {elapsed:.1f} s = {rate:.2f}/s; ceiling cap/latency = {ceiling:.2f}/s "
+        f"({rate / ceiling:.0%}); {calls / messages:.2f} model calls a message, at most {fake.max_in_flight} in flight"
+    )
+    return {
+        "replies_per_s": round(rate, 2),
+        "ceiling_per_s": round(ceiling, 2),
+        "ratio": round(rate / ceiling, 3),
+        "pool": shown_pool,
+        "concurrency": shown_c,
+        "cap": cap,
+        "latency_s": latency,
+        "max_in_flight": fake.max_in_flight,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1000)
+    parser.add_argument("--latency", type=float, default=2.0)
+    parser.add_argument("--pool", help="override the compose command line's pool (to compare)")
+    parser.add_argument("--concurrency", help="override the compose command line's concurrency")
+    args = parser.parse_args()
+    try:
+        result = run(args.messages, args.latency, args.pool, args.concurrency)
+    finally:
+        if not os.environ.get("BENCH_KEEP"):
+            shutil.rmtree(VAR, ignore_errors=True)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
