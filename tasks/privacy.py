@@ -7,8 +7,8 @@ Order of work, and why it is safe for a message in flight:
 2. the rows, table by table (``models.erasure.erase_user_rows``), in one transaction that first takes the
    user's row lock as ingest does, so an ingest transaction that had already locked the user commits first
    and its rows are deleted with the rest;
-3. the stores outside the database (Redis keys, the outbox stream, the embedding cache, log files), each an
-   eraser registered with ``models.erasure.register_store``;
+3. the stores outside the database (Redis keys, the outbox stream, the embedding cache, the user's tasks still
+   waiting in our queues, log files), each an eraser registered with ``models.erasure.register_store``;
 4. the same again, once, after ``task_time_limit_s`` (``events.forget_again``): a task that was already past
    its tombstone check when the erasure ran (an ingest between storing and publishing its reply, a perceive
    it emitted) has finished or been killed by then, so what it wrote after step 2 or 3 goes too.
@@ -21,6 +21,7 @@ carry the id (``workers.logs`` stamps a task's ``user_id`` on every line); they 
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from collections.abc import Iterable
@@ -139,6 +140,44 @@ def erase_outbox_entries(traces: Traces) -> int:
         if len(page) < _PAGE:
             return removed
         start = "(" + _text(page[-1][0])
+
+
+_PRIORITY_SEP, _PRIORITY_STEPS = "\x06\x16", (3, 6, 9)  # kombu's Redis transport: a list per priority step
+
+
+@register_store("broker:queues")
+def erase_queued_tasks(traces: Traces) -> int:
+    """The user's tasks still waiting in our queues (a perceive or an extraction carries their words).
+
+    A task a worker already took (running, or held for its countdown) is not in the list: ingest and profile
+    refuse it by the tombstone, and what another one writes goes in the second pass. The erasure's own second
+    pass is never removed. Matched on the task's kwargs, which kombu keeps as base64 JSON in the message body.
+    """
+    client = get_redis()
+    removed = 0
+    for queue in get_settings().queues:
+        for name in (queue, *(f"{queue}{_PRIORITY_SEP}{step}" for step in _PRIORITY_STEPS)):
+            start = 0
+            while page := client.lrange(name, start, start + _PAGE - 1):
+                mine = [_text(raw) for raw in page if _queued_for(raw, traces.user_id)]
+                for raw in mine:
+                    removed += int(client.lrem(name, 1, raw))
+                start += len(page) - len(mine)  # workers pop meanwhile: a skipped one is the second pass's
+    return removed
+
+
+def _queued_for(raw: Any, user_id: str) -> bool:
+    try:
+        message = json.loads(raw)
+        if message["headers"].get("task") == TaskName.FORGET_USER:
+            return False
+        body = message["body"]
+        if message.get("properties", {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        _args, kwargs, _embed = json.loads(body)
+    except (ValueError, TypeError, KeyError):
+        return False
+    return isinstance(kwargs, dict) and kwargs.get("user_id") == user_id
 
 
 @register_store("redis:publish_markers")

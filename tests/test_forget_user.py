@@ -206,7 +206,7 @@ def plant_redis(user: str, canary: str) -> str:
     from ella.embeddings import HashingEmbedder
     from tasks.ingest import ingest
     from tasks.memory import reflection_lock
-    from workers import inbox
+    from workers import events, inbox
     from workers.embedding_cache import CachedEmbedder
     from workers.redis_conn import get_redis
 
@@ -215,6 +215,9 @@ def plant_redis(user: str, canary: str) -> str:
                             "sent_at": NOW.isoformat()})  # fmt: skip
     ingest(IngestPayload(message_id=f"m-{uuid.uuid4().hex}", user_id=user, text=canary, sent_at=NOW), task_id=None)
     assert reflection_lock(user).acquire()
+    events.turn_to_memory(
+        user_id=user, message_id=f"m-{uuid.uuid4().hex}", text=canary, sent_at=NOW.isoformat(), perception=None
+    )  # fmt: skip  (waiting in the cognition queue: no worker runs here)
     cache = CachedEmbedder(HashingEmbedder(), client)
     cache.embed([canary])
     return cache.key(canary)
@@ -227,6 +230,20 @@ def plant_log(user: str, canary: str) -> None:
     with open(folder / "worker-forget.log", "a") as log:
         log.write(json.dumps(line) + "\n")
         log.write(f"Task ella.ingest_message received {{'user_id': {user!r}}}\n")
+
+
+def queued_mentioning(*needles: str) -> int:
+    """Task messages in this run's queues whose body (kwargs, base64 JSON) carries a needle."""
+    import base64
+
+    from workers.redis_conn import get_redis
+
+    bodies = [
+        base64.b64decode(json.loads(raw)["body"]).decode()
+        for queue in get_settings().queues
+        for raw in get_redis().lrange(queue, 0, -1)
+    ]
+    return sum(any(n in body for n in needles) for body in bodies)
 
 
 def log_mentions(*needles: str) -> int:
@@ -255,7 +272,8 @@ def test_every_table_is_erased_or_kept_with_a_reason_and_every_erased_table_has_
     assert set(table_erasers()) == set(PLANTERS), "plant a canary in the new table (PLANTERS) and erase it"
     assert set(kept_tables()) == {"crisis_referrals", "model_batches", "forgotten_users"}
     assert set(store_erasers()) == {
-        "redis:inbox", "redis:outbox_stream", "redis:publish_markers", "redis:locks", "redis:embedding_cache", "logs"
+        "redis:inbox", "redis:outbox_stream", "redis:publish_markers", "redis:locks", "redis:embedding_cache", "logs",
+        "broker:queues",
     }  # fmt: skip
 
 
@@ -286,6 +304,7 @@ def test_forget_user_leaves_no_trace_of_the_user_in_any_store_and_keeps_the_anon
     assert set(tables_mentioning(canary, user)) == set(PLANTERS)
     assert len(redis_mentioning(client, canary, user)) >= 4  # inbox payloads and keys, stream, lock
     assert log_mentions(canary, user) == 2
+    assert queued_mentioning(canary) == 1
     with autocommit_scope() as s:
         referrals = s.scalar(select(func.count()).select_from(CrisisReferral))
 
@@ -296,6 +315,7 @@ def test_forget_user_leaves_no_trace_of_the_user_in_any_store_and_keeps_the_anon
     assert client.exists(cache_key) == 0
     assert list(client.scan_iter(match=f"{get_settings().redis_key_prefix}:emb:*")) == []  # emptied whole
     assert log_mentions(canary, user) == 0
+    assert queued_mentioning(canary, user) == 0
     assert counts["users"] == 1 and counts["dead_letters"] == 2
     with autocommit_scope() as s:
         assert s.scalar(select(func.count()).select_from(CrisisReferral)) == referrals
@@ -304,6 +324,7 @@ def test_forget_user_leaves_no_trace_of_the_user_in_any_store_and_keeps_the_anon
     assert set(tables_mentioning(other_canary, other)) == set(PLANTERS)
     assert len(redis_mentioning(client, other_canary, other)) >= 4
     assert log_mentions(other_canary, other) == 2
+    assert queued_mentioning(other_canary) == 1
 
     assert forget(user) == {}  # idempotent: a second request finds nothing and fails on nothing
 
