@@ -1,5 +1,5 @@
-"""The gateway's client: enqueue a user message, update a user's profile, read Ella's replies and
-notifications from the outbox.
+"""The gateway's client: enqueue a user message, update a user's profile, forget a user, read Ella's replies
+and notifications from the outbox.
 
 A gateway imports this module only: ``enqueue_message`` and ``update_profile`` send their tasks by name, so none
 of our tasks (nor their database code) is imported on the gateway's side.
