@@ -306,6 +306,12 @@ def test_flower_requires_basic_auth_from_the_environment_not_the_command_line():
     assert port and port[-1] in published, f"Flower listens on {port}, published {published}"
 
 
+def test_flower_is_published_on_the_hosts_loopback_only():
+    for name in celery_services("flower"):
+        ports = [str(p) for p in SERVICES[name].get("ports") or []]
+        assert ports and all(p.startswith("127.0.0.1:") for p in ports), f"{name} published on {ports}"
+
+
 def test_workers_and_beat_start_only_after_migrations_succeed():
     migrate = SERVICES["migrate"]
     assert argv(migrate)[:3] == ["ella", "db", "upgrade"]

@@ -122,6 +122,11 @@ app = Celery("ella", include=TASK_MODULES)
 # app (the gateway client does) costs nothing.
 app.add_defaults(lambda: celery_config(get_settings()))
 
+if "flower.command" in sys.modules:  # loaded by the `celery` command, which may be `celery ... flower`:
+    from workers import flower_auth  # Flower then answers nothing without credentials (see that module)
+
+    flower_auth.install()
+
 
 def _json_logs() -> bool:
     setting = get_settings().log_json

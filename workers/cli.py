@@ -85,6 +85,9 @@ def flower(ctx: typer.Context) -> None:
         typer.echo("refusing to start Flower without auth: set ELLA_FLOWER_BASIC_AUTH=user:password", err=True)
         raise typer.Exit(2)
     os.environ["FLOWER_BASIC_AUTH"] = auth  # by environment, so the password is not in the process list
+    from workers import flower_auth
+
+    flower_auth.install()  # every path behind the auth (Flower's own /metrics and /healthcheck too), loopback
     _celery(["flower", *ctx.args])
 
 
