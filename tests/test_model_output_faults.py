@@ -217,14 +217,17 @@ def test_slow_answers_end_at_the_call_budget_with_a_transient_error(fake):
 
 @pytest.mark.integration
 def test_a_long_retry_after_in_a_threads_pool_becomes_the_tasks_countdown(start_worker, fake):
-    """A threads pool has no Celery time limits at all: only the provider's own budget bounds a call."""
-    env = claude_env(fake, ELLA_LLM_SDK_MAX_RETRIES="1", ELLA_LLM_RETRY_MAX_S="1")
+    """A threads pool has no Celery time limits at all: only the provider's own budget bounds a call. One
+    delivery only: the broker's redelivery after the visibility timeout would answer from another thread while
+    the first still sleeps, so the reply must come from the task's own retry."""
+    env = claude_env(fake, ELLA_LLM_SDK_MAX_RETRIES="1", ELLA_LLM_RETRY_MAX_S="1", ELLA_MAX_DELIVERIES="1")
     start_worker(env=env, extra_args=["-P", "threads"])
     fake.enqueue(status=429, headers={"retry-after": "3600"})
     mid = f"of-{uuid.uuid4().hex[:8]}"
     enqueue_message(message_id=mid, user_id="sam", text="I have a job interview on Thursday", sent_at=datetime.now(UTC))
     record = wait_for(lambda: reply_to(mid), 60, what="the reply after the task's own retry")
     assert record.route == "generated"
+    assert dead_letters() == []
 
 
 # -- item 7: failure text nested anywhere ---------------------------------------------------------------------

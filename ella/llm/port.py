@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast, overload
 
-from ella.llm.kinds import KINDS, KindOutput, OutputError, parse_output
+from ella.llm.kinds import KINDS, KindOutput, OutputError, clean, parse_output
 from ella.llm.prompts import build_request
 from ella.llm.types import Block, CompletionRequest, ModelError, PermanentModelError, Provider, Turn, Usage
 
@@ -238,6 +238,6 @@ class ModelPort:
                 latency_ms=(time.perf_counter() - started) * 1000,
                 outcome=outcome,
                 attempt=attempt,
-                error=error[:1000],
+                error=clean(error)[:1000],  # an API's or a parser's words may quote output: no NUL to the table
             )
         )
