@@ -12,7 +12,7 @@ log files) register themselves with ``register_store``: the module that owns the
 Why a tombstone, and why a keyed hash: a message or profile update the gateway sent before the erasure can
 arrive after it (a broker redelivery, the inbox's re-send, a gateway retry); without a record it would create
 the user again. The tombstone holds HMAC-SHA256(secret, user id) and the time, no user data: without the
-secret (``ELLA_FORGET_SECRET``) nobody can tell whose it is, nor test a guessed id against it.
+secret (``ELLA_FORGET_HMAC_KEY``) nobody can tell whose it is, nor test a guessed id against it.
 """
 
 from __future__ import annotations

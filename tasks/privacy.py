@@ -47,7 +47,7 @@ _PAGE = 1000
 
 def forget(user_id: str) -> dict[str, int]:
     """Erase ``user_id`` everywhere (steps 1-3 above); items removed per table or store (zeros left out)."""
-    key = tombstone_key(user_id, get_settings().forget_secret.get_secret_value())
+    key = tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value())
     with session_scope() as session:
         bury(session, key)  # committed before anything is erased
     with session_scope() as session:
@@ -67,7 +67,7 @@ def forget_user(self: ReliableTask, user: str, again: bool = False) -> dict[str,
     ``again`` marks the second pass, which schedules nothing further.
     """
     counts = forget(user)
-    key = tombstone_key(user, get_settings().forget_secret.get_secret_value())
+    key = tombstone_key(user, get_settings().forget_hmac_key.get_secret_value())
     log.info("erased user %s… (%s): %s", key[:12], "second pass" if again else "first pass", counts)
     if not again:
         events.forget_again(user)

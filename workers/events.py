@@ -125,7 +125,7 @@ def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None
     from tasks.privacy import erase_inbox
     from workers.db import autocommit_scope
 
-    key = tombstone_key(user_id, get_settings().forget_secret.get_secret_value())
+    key = tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value())
     with autocommit_scope() as session:
         if not is_forgotten(session, key):
             return

@@ -209,7 +209,7 @@ class Settings(BaseSettings):
     notification_generic_fresh_h: float = Field(12.0, gt=0, description="How long a generic check-in stays fresh.")
     notification_dispatch_interval_s: float = Field(300.0, gt=0, description="How often beat dispatches.")
     notification_page: int = Field(500, ge=1, description="Candidates or users per page of a notification job.")
-    forget_secret: SecretStr = Field(
+    forget_hmac_key: SecretStr = Field(
         SecretStr("ella-development-forget-secret"),
         description="Key of the erased users' tombstones (HMAC of the user id): set your own in production, "
         "and keep it: a changed key no longer recognises earlier erasures.",
