@@ -232,3 +232,23 @@ def test_settings_refuse_a_beat_lock_that_a_slow_tick_would_lose():
 
     with pytest.raises(ValidationError, match="beat_lock_timeout_s"):
         Settings(beat_max_loop_interval_s=30, beat_lock_timeout_s=60)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("command", [["-m", "workers.cli", "worker"], ["-m", "celery", "-A", "workers.app", "worker"]])
+def test_a_worker_that_hits_an_unrecoverable_error_exits_non_zero(migrated_db, command, tmp_path):
+    """``ella worker`` exited 0 after "Unrecoverable error": Celery's ``app.start`` returns the exit code."""
+    from workers.redis_conn import redis_url
+
+    log = tmp_path / "worker.log"
+    queue = f"unrecoverable-{uuid.uuid4().hex[:6]}"  # its own queue: it must take no task of the other tests
+    env = {**os.environ, "ELLA_DATABASE_URL": migrated_db, "ELLA_REDIS_URL": redis_url(), "ELLA_QUEUE_BATCH": queue}
+    with open(log, "wb") as out:
+        proc = subprocess.run(
+            [sys.executable, *command, "-I", "tests.support.broken_consumer", "-P", "solo", "--without-gossip",
+             "--without-mingle", "-Q", queue],
+            env=env, stdout=out, stderr=subprocess.STDOUT, timeout=120,
+        )  # fmt: skip
+    text = log.read_text(errors="replace")
+    assert "Unrecoverable error" in text, text[-2000:]
+    assert proc.returncode != 0

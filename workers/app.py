@@ -117,7 +117,31 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
 
 
-app = Celery("ella", include=TASK_MODULES)
+class EllaCelery(Celery):  # type: ignore[misc]
+    def start(self, argv: list[str] | None = None) -> Any:
+        """Run the ``celery`` command and exit with its status (``ella worker``, ``ella beat`` call this).
+
+        Why: Celery's ``app.start`` runs click with ``standalone_mode=False`` and *returns* the exit code, so a
+        worker that stopped on "Unrecoverable error" (code 1) left ``ella worker`` exiting 0 (``Celery.start``
+        drops even that return value: it is re-done here, as in Celery 5.7), and an
+        ``on-failure`` restart policy did not bring it back.
+        """
+        from celery.bin.celery import celery
+        from click.exceptions import Exit
+
+        celery.params[0].default = self  # as Celery.start does
+        try:
+            code = celery.main(args=sys.argv if argv is None else argv, standalone_mode=False)
+        except Exit as exc:
+            code = exc.exit_code
+        finally:
+            celery.params[0].default = None
+        if isinstance(code, int) and code:
+            raise SystemExit(code)
+        return code
+
+
+app = EllaCelery("ella", include=TASK_MODULES)
 # Lazy: the configuration (and the embedded Redis it may start) is resolved on first use, so importing the
 # app (the gateway client does) costs nothing.
 app.add_defaults(lambda: celery_config(get_settings()))
