@@ -321,6 +321,17 @@ def test_workers_and_beat_start_only_after_migrations_succeed():
         assert depends_on(SERVICES[name]).get("migrate") == "service_completed_successfully", name
 
 
+def test_beat_comes_back_after_it_exits_and_waits_at_most_a_short_lock():
+    """Beat rides out a Redis outage, but if it ever exits compose restarts it, and a lock it could not release
+    (Redis away) holds its successor back for ``beat_lock_timeout_s``, not redbeat's 5 minutes."""
+    from workers.app import celery_config
+    from workers.settings import Settings
+
+    (name,) = celery_services("beat")
+    assert SERVICES[name].get("restart") == "unless-stopped"
+    assert celery_config(Settings())["redbeat_lock_timeout"] <= 60
+
+
 @pytest.mark.parametrize("name", sorted(celery_services("worker")))
 def test_workers_get_time_for_a_warm_shutdown_and_come_back(name):
     service = SERVICES[name]
