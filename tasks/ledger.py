@@ -13,9 +13,14 @@ means (``ella.ledger.contests``), what the world clock owes (``ella.ledger.world
 from __future__ import annotations
 
 import logging
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from redis.exceptions import LockError
 
 from ella.guard import Category, classify
 from ella.ledger import contests, extraction
@@ -33,6 +38,7 @@ from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
 from workers.llm import get_port
 from workers.logs import user_scope
+from workers.redis_conn import get_redis
 from workers.reliability import TRANSIENT_ERRORS, ReliableTask
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
@@ -165,6 +171,34 @@ def resolve_user_contests(user_id: str) -> UserRun:
     return run
 
 
+def contests_lock_key(user_id: str) -> str:
+    return f"{get_settings().redis_key_prefix}:contests:running:{user_id}"
+
+
+@contextmanager
+def contests_claimed(user_id: str, owner: str) -> Iterator[bool]:
+    """Whether this run may work on the user's contests now (a Redis lock, released when it is done).
+
+    Why: a second beat, or a page emitted twice, may run while the first is still on this user; it leaves the
+    user to the first instead of asking the model again. A redelivery of the same task (its worker was lost)
+    takes its own lock over. The lock expires with the task time limit, so a lost run never holds a user.
+    """
+    settings = get_settings()
+    lock = get_redis().lock(
+        contests_lock_key(user_id), timeout=settings.task_time_limit_s, blocking=False, thread_local=False
+    )
+    claimed = bool(lock.acquire(token=owner))
+    if not claimed:
+        lock.local.token = owner.encode()
+        claimed = lock.owned()
+    try:
+        yield claimed
+    finally:
+        if claimed:
+            with suppress(LockError):  # expired meanwhile: nothing to release
+                lock.release()
+
+
 @app.task(name=TaskName.RESOLVE_CONTESTED_FACTS, base=ReliableTask, bind=True)
 def resolve_contested_facts(self: ReliableTask, after: str = "") -> dict[str, Any]:
     """One page of users with contested facts (by user id, after ``after``), then the next page as a new
@@ -178,9 +212,13 @@ def resolve_contested_facts(self: ReliableTask, after: str = "") -> dict[str, An
     settings = get_settings()
     with autocommit_scope() as session:
         page = users_with_contests(session, after, settings.contested_page_users)
-    totals = {"users": len(page), "resolved": 0, "queued": 0, "skipped": 0, "deferred": 0, "failed": 0}
+    totals = {"users": len(page), "resolved": 0, "queued": 0, "skipped": 0, "deferred": 0, "failed": 0, "busy": 0}
+    owner = self.request.id or uuid.uuid4().hex
     for user_id in page:
-        with user_scope(user_id):
+        with user_scope(user_id), contests_claimed(user_id, owner) as claimed:
+            if not claimed:
+                totals["busy"] += 1  # another run is on this user right now
+                continue
             try:
                 run = resolve_user_contests(user_id)
             except TRANSIENT_ERRORS:

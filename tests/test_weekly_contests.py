@@ -104,3 +104,22 @@ def test_a_refused_and_an_overloaded_user_do_not_stop_the_run_and_each_dead_lett
     with autocommit_scope() as s:
         assert len(open_reviews(s, refused)) == 1
     assert [d.user_id for d in dead_letters()].count(refused) == 1  # nothing about the refused user twice
+
+
+def test_a_user_another_run_is_working_on_is_left_to_it_and_resolved_by_the_next_run(migrated_db, monkeypatch):
+    import tasks.ledger
+    from tasks.ledger import contests_lock_key, resolve_contested_facts
+    from workers.redis_conn import get_redis
+
+    users = contested_users(3)
+    busy = users[1]
+    model = Scripted(lambda request: json.dumps({"winner": 1, "reason": "the first is newer"}))
+    monkeypatch.setattr(tasks.ledger, "get_port", lambda: ModelPort(model, Settings().model_tiers, max_repairs=1))
+    get_redis().set(contests_lock_key(busy), "another-run", ex=60)  # a second beat's run is on this user
+    try:
+        first = resolve_contested_facts.apply().get()
+    finally:
+        get_redis().delete(contests_lock_key(busy))
+    assert first["busy"] == 1 and first["resolved"] == 2
+    assert busy not in {r.user_id for r in model.requests} and statuses(busy) == {"contested"}
+    assert resolve_contested_facts.apply().get()["resolved"] == 1 and statuses(busy) == {"active", "superseded"}
