@@ -3,7 +3,7 @@
 Why raw: a gateway bug, a stale client or an attacker with broker access sends what ``send_task`` never
 would. Kinds: a body that is JSON but not Celery's ``[args, kwargs, embed]``, an envelope that is not JSON,
 a body that is not base64, an unknown task name, a known task on the wrong queue (a perceive with nonsense
-arguments on inbound; a valid ingest on cognition, which is counted as sent: it must be answered once too),
+arguments on inbound; a valid ingest on cognition),
 ingest kwargs of the wrong types, and seeded byte flips of a valid envelope. The real messages around them
 must all be answered once and every worker must still be running.
 """
@@ -83,11 +83,11 @@ def envelopes(chaos: Chaos) -> dict[str, Any]:
         window.cleared_at = time.time()
 
     sent, window = chaos.traffic(name, 30, rate=6.0, fault_at_index=5, fault=fault)
-    # A valid ingest on the wrong queue: a real message, so it is counted as sent.
+    # A valid ingest on the wrong queue: not a gateway message (send_task routes by name), so not counted as
+    # sent; were it answered, its reply would show as ``stray``.
     mid = f"{name}-wrongqueue-{uuid.uuid4().hex[:4]}"
     kwargs = {"message_id": mid, "user_id": f"{name}-u1", "text": "hello on the wrong queue",
               "sent_at": datetime.now(UTC).isoformat()}  # fmt: skip
-    sent[mid] = time.time()
     client.lpush(
         settings.queue_cognition, json.dumps(envelope("ella.ingest_message", kwargs, settings.queue_cognition))
     )
@@ -96,6 +96,7 @@ def envelopes(chaos: Chaos) -> dict[str, Any]:
     kinds: dict[str, int] = {}
     for kind, _, _ in bad:
         kinds[kind] = kinds.get(kind, 0) + 1
+    kinds["wrong_queue"] += 1
     left = {q: client.llen(q) for q in settings.queues}
     return chaos.verdict(name, sent, window, bad_envelopes=kinds, all_alive=all(alive.values()),
                          left_in_queues=left)  # fmt: skip
