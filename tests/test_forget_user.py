@@ -342,6 +342,51 @@ def test_what_a_task_in_flight_wrote_after_the_erasure_goes_in_the_second_pass(m
     assert tables_mentioning(canary, user) == {}
 
 
+def test_an_ingest_transaction_in_flight_commits_first_and_its_rows_go_with_the_rest(migrated_db):
+    """The erasure takes the user's row lock as ingest does: a turn being stored when it starts is committed
+    first and then erased, not left behind (PostgreSQL; SQLite runs one writer at a time anyway)."""
+    import threading
+
+    from models.user import touch_user
+    from tasks.privacy import forget as forget_in_process
+    from workers.reply_service import new_user_defaults
+
+    from .conftest import wait_for
+
+    if not migrated_db.startswith("postgresql"):
+        pytest.skip("SQLite serialises writers (BEGIN IMMEDIATE): no transaction is in flight beside another")
+    user, canary = f"race-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    stored, release, erased = threading.Event(), threading.Event(), []
+
+    def ingest_transaction() -> None:  # what store_turn does: the user locked, the turn written, not committed
+        with session_scope() as s:
+            touch_user(s, user, NOW, new_user_defaults(get_settings()))
+            s.add(SelfLogEntry(user_id=user, content=canary))
+            s.flush()
+            stored.set()
+            release.wait(60)
+
+    ingest = threading.Thread(target=ingest_transaction)
+    ingest.start()
+    assert stored.wait(30)
+    erasure = threading.Thread(target=lambda: erased.append(forget_in_process(user)))
+    erasure.start()
+
+    def erasure_waits_on_the_lock() -> bool:
+        with autocommit_scope() as s:
+            waiting = (
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            return bool(s.scalar(text(waiting)))
+
+    wait_for(erasure_waits_on_the_lock, 30, what="the erasure waiting for the ingest's row lock")
+    release.set()
+    ingest.join(30)
+    erasure.join(30)
+    assert erased and erased[0]["self_log"] == 1
+    assert tables_mentioning(canary, user) == {}
+
+
 # --- a late redelivery ---------------------------------------------------------------------------------------
 
 
