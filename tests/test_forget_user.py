@@ -477,3 +477,13 @@ def test_the_gateway_forgets_a_user_through_a_worker_and_their_next_message_is_r
     wait_for(lambda: redis_mentioning(get_redis(), canary, user) == [], 60, what="the inbox entry gone")
     assert [e for e in outbox() if e.user_id == user] == []
     wait_for(lambda: tables_mentioning(canary, user) == {}, 60, what="what the first message's tasks wrote, erased")
+    from models.erasure import tombstone_key
+
+    key = tombstone_key(user, get_settings().forget_hmac_key.get_secret_value())[:12]
+
+    def second_pass_ran() -> bool:
+        logs = (get_settings().var_path / "log").glob("*.log")
+        return any(key in line and "second pass" in line for path in logs for line in path.read_text().splitlines())
+
+    wait_for(second_pass_ran, 60, what="the second pass")
+    assert log_mentions(canary, user) == 0  # the worker's log, scrubbed by the second pass
