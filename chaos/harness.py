@@ -201,14 +201,19 @@ class Chaos:
         return proc
 
     def wait_ready(self, service: str, timeout: float = 90) -> None:
+        from kombu.exceptions import OperationalError
+
         from workers.app import app
 
         proc = self.procs[service]
-        wait_until(
-            lambda: not proc.alive or bool(app.control.ping(destination=[proc.hostname], timeout=0.5)),
-            timeout,
-            f"{service} answers a ping",
-        )
+
+        def ready() -> bool:
+            try:
+                return not proc.alive or bool(app.control.ping(destination=[proc.hostname], timeout=0.5))
+            except (redis.RedisError, OSError, OperationalError):  # a pooled connection from before a Redis fault
+                return False
+
+        wait_until(ready, timeout, f"{service} answers a ping")
         if not proc.alive:
             raise RuntimeError(f"{service} exited; see {proc.log_path}")
 
