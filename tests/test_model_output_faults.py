@@ -29,7 +29,7 @@ from ella.llm.port import CallRecord, ModelPort
 from ella.llm.types import TransientModelError
 from models import DeadLetter, MemoryNode, OutboxRecord, SelfLogEntry, User, WorldFact
 from models.ledger import history
-from tests.conftest import wait_for
+from tests.conftest import BACKENDS, wait_for
 from tests.support.fake_anthropic import FAILURE_TEXT, TASK_KIND, FakeAnthropic, default_answer, prompt_texts
 from workers.db import autocommit_scope, session_scope
 from workers.gateway import enqueue_message
@@ -37,6 +37,8 @@ from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 POIGNANCY = {"name": "Sam", "event": "Sam has an interview"}
+# A worker test is about the worker, not the database: it runs on one back end (the last configured) only.
+ONE_BACKEND = pytest.mark.parametrize("database_url", BACKENDS[-1:], indirect=True)
 
 
 @pytest.fixture
@@ -163,6 +165,7 @@ def dead_letters() -> list[tuple[str, str]]:
 
 
 @pytest.mark.integration
+@ONE_BACKEND
 def test_a_truncated_body_on_the_live_reply_is_retried_and_nothing_is_dead_lettered(start_worker, fake):
     start_worker(env=claude_env(fake, ELLA_LLM_SDK_MAX_RETRIES="0", ELLA_LLM_RETRY_BASE_S="0.2"))
     fake.enqueue(fault="truncated_body")
@@ -216,6 +219,7 @@ def test_slow_answers_end_at_the_call_budget_with_a_transient_error(fake):
 
 
 @pytest.mark.integration
+@ONE_BACKEND
 def test_a_long_retry_after_in_a_threads_pool_becomes_the_tasks_countdown(start_worker, fake):
     """A threads pool has no Celery time limits at all: only the provider's own budget bounds a call. One
     delivery only: the broker's redelivery after the visibility timeout would answer from another thread while

@@ -136,7 +136,7 @@ def test_client_errors_are_permanent_and_not_retried(fake, status):
     assert len(fake.message_requests) == 1 and [r.outcome for r in records] == ["permanent_error"]
 
 
-def test_the_sdk_retries_little_so_the_celery_retry_is_not_multiplied(fake):
+def test_the_provider_retries_little_so_the_celery_retry_is_not_multiplied(fake):
     provider = AnthropicProvider("k", fake.base_url, timeout=2.0, max_retries=Settings().llm_sdk_max_retries)
     for _ in range(3):
         fake.enqueue(status=529)

@@ -16,6 +16,7 @@ SDK cannot decode (a truncated 200) escapes it as a bare JSONDecodeError; here i
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -201,7 +202,7 @@ class AnthropicProvider:
                 if interruption is not None:
                     raise interruption from None
                 raise classify(exc) from exc
-            except ValueError as exc:  # json.JSONDecodeError: the SDK could not decode a 200's body
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # the SDK could not decode a 200's body
                 raise TransientModelError(f"{what}: malformed response body ({exc})") from exc
 
         attempts = self.max_retries + 1
@@ -268,5 +269,5 @@ class AnthropicProvider:
                     yield BatchResult(entry.custom_id, result.type)
         except anthropic.AnthropicError as exc:
             raise classify(exc) from exc
-        except ValueError as exc:  # a JSONL line the SDK could not decode: the download broke off
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a JSONL line the SDK could not decode
             raise TransientModelError(f"batch results: malformed response body ({exc})") from exc
