@@ -35,7 +35,7 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
-from chaos.harness import option, worker_argv  # noqa: E402
+from chaos.harness import option, replicas, worker_argv  # noqa: E402
 from workers.settings import get_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,9 +71,10 @@ class Replies:
 
 
 class ComposeInbound:
-    """The compose inbound worker on this run's queues, with the no-op task loaded for the baseline."""
+    """The compose inbound worker (one process per ``deploy.replicas``) on this run's queues, with the no-op
+    task loaded for the baseline."""
 
-    def __init__(self, settings, pool: str | None, concurrency: str | None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, settings, pool: str | None, concurrency: str | None, copies: int | None) -> None:  # type: ignore[no-untyped-def]
         self.name = f"bench-{RUN}"
         argv = worker_argv("worker-inbound", settings, self.name)
         for flag, value in (("--pool", pool), ("--concurrency", concurrency)):
@@ -83,32 +84,47 @@ class ComposeInbound:
         self.argv = [*argv, "--loglevel", level, "--include", "tests.support.noop_task"]
         self.pool = option(self.argv, "--pool", "-P") or "prefork"
         self.concurrency = option(self.argv, "--concurrency", "-c")
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.copies = copies or replicas("worker-inbound")
+        self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(self, env: dict[str, str], app) -> None:  # type: ignore[no-untyped-def]
         import socket
 
+        nodes = [f"{self.name}-{k}" for k in range(self.copies)]
         with open(VAR / "worker.log", "ab") as log:
-            self.proc = subprocess.Popen(
-                self.argv, env={**os.environ, **env, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=subprocess.STDOUT,
-                cwd=ROOT,
-            )  # fmt: skip
+            for node in nodes:
+                argv = [a.replace(f"{self.name}@", f"{node}@") for a in self.argv]
+                self.procs.append(
+                    subprocess.Popen(
+                        argv, env={**os.environ, **env, "PYTHONPATH": str(ROOT)}, stdout=log,
+                        stderr=subprocess.STDOUT, cwd=ROOT,
+                    )
+                )  # fmt: skip
+        hosts = [f"{node}@{socket.gethostname()}" for node in nodes]
         deadline = time.monotonic() + 120
-        while not app.control.ping(destination=[f"{self.name}@{socket.gethostname()}"], timeout=0.5):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
+        while len(app.control.ping(destination=hosts, timeout=1.0)) < self.copies:
+            if any(p.poll() is not None for p in self.procs) or time.monotonic() > deadline:
                 raise RuntimeError(f"worker did not start: see {VAR / 'worker.log'}")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
             try:
-                self.proc.wait(60)
+                proc.wait(60)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                proc.kill()
 
 
 def run(
-    kind: str, burst: int, paced: int, rate: float, pool: str | None = None, concurrency: str | None = None
+    kind: str,
+    burst: int,
+    paced: int,
+    rate: float,
+    pool: str | None = None,
+    concurrency: str | None = None,
+    copies: int | None = None,
 ) -> dict[str, float | str | None]:
     os.environ["ELLA_DATABASE_URL"], drop = create_database(kind, f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR)
     get_settings.cache_clear()
@@ -120,7 +136,7 @@ def run(
     settings = get_settings()
     db.upgrade()
     # The inbound queue only, as deployed: the memory tasks each turn emits wait on the cognition queue.
-    worker = ComposeInbound(settings, pool, concurrency)
+    worker = ComposeInbound(settings, pool, concurrency, copies)
     replies = Replies(get_redis(), settings.outbox_stream)
     noop_stream = f"{settings.redis_key_prefix}:bench:noop"
     marks = Replies(get_redis(), noop_stream)
@@ -159,7 +175,7 @@ def run(
         msgs_per_s = burst / elapsed
         print(
             f"[{kind}] burst: {burst} messages in {elapsed:.2f} s = {msgs_per_s:.0f} msgs/s "
-            f"({msgs_per_s / noop_per_s:.2f} of the no-op rate; worker --pool {worker.pool} "
+            f"({msgs_per_s / noop_per_s:.2f} of the no-op rate; worker {worker.copies} x --pool {worker.pool} "
             f"--concurrency {worker.concurrency})"
         )
 
@@ -187,6 +203,7 @@ def run(
             "p99_ms": round(p99, 1),
             "pool": worker.pool,
             "concurrency": worker.concurrency,
+            "processes": worker.copies,
         }
     finally:
         worker.stop()
@@ -203,9 +220,10 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100.0)
     parser.add_argument("--pool", help="override the compose command line's pool (to compare)")
     parser.add_argument("--concurrency", help="override the compose command line's concurrency")
+    parser.add_argument("--replicas", type=int, help="override compose's deploy.replicas (worker processes)")
     args = parser.parse_args()
     try:
-        result = run(args.database, args.burst, args.paced, args.rate, args.pool, args.concurrency)
+        result = run(args.database, args.burst, args.paced, args.rate, args.pool, args.concurrency, args.replicas)
     finally:
         if not os.environ.get("BENCH_KEEP"):
             shutil.rmtree(VAR, ignore_errors=True)

@@ -30,7 +30,7 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
-from chaos.harness import option, worker_argv  # noqa: E402
+from chaos.harness import option, replicas, worker_argv  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
 from workers.settings import get_settings  # noqa: E402
 
@@ -53,7 +53,9 @@ def replied(client, stream: str, ids: set[str], last: list[str]) -> int:  # type
             last[0] = sid
 
 
-def run(messages: int, latency: float, pool: str | None, concurrency: str | None) -> dict[str, object]:
+def run(
+    messages: int, latency: float, pool: str | None, concurrency: str | None, copies: int | None = None
+) -> dict[str, object]:
     os.environ["ELLA_DATABASE_URL"], drop = create_database(
         "postgresql", f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR
     )
@@ -80,13 +82,18 @@ def run(messages: int, latency: float, pool: str | None, concurrency: str | None
         "ANTHROPIC_BASE_URL": fake.base_url,
         "PYTHONPATH": str(ROOT),
     }
+    copies = copies or replicas("worker-inbound")  # compose's deploy.replicas: one process each
     log = open(VAR / "worker.log", "ab")  # closed in finally
-    worker = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    workers = []
+    for k in range(copies):
+        node = argv if k == 0 else [a.replace(f"{name}@", f"{name}-{k}@") for a in argv]
+        workers.append(subprocess.Popen(node, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT))
+    nodes = [f"{name}@{os.uname()[1]}", *(f"{name}-{k}@{os.uname()[1]}" for k in range(1, copies))]
     client = get_redis()
     try:
         deadline = time.monotonic() + 120
-        while not app.control.ping(destination=[argv[argv.index("--hostname") + 1].replace("%h", os.uname()[1])]):
-            if worker.poll() is not None or time.monotonic() > deadline:
+        while len(app.control.ping(destination=nodes, timeout=1.0)) < copies:
+            if any(w.poll() is not None for w in workers) or time.monotonic() > deadline:
                 raise RuntimeError(f"worker did not start: see {VAR / 'worker.log'}")
         last = ["0-0"]
 
@@ -114,11 +121,13 @@ def run(messages: int, latency: float, pool: str | None, concurrency: str | None
         elapsed = time.perf_counter() - t0
         calls = len(fake.message_requests) - calls_before
     finally:
-        worker.terminate()
-        try:
-            worker.wait(60)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            try:
+                worker.wait(60)
+            except subprocess.TimeoutExpired:
+                worker.kill()
         log.close()
         fake.stop()
         drop()
@@ -126,7 +135,8 @@ def run(messages: int, latency: float, pool: str | None, concurrency: str | None
     rate = messages / elapsed
     ceiling = cap / latency
     print(
-        f"inbound worker (--pool {shown_pool} --concurrency {shown_c}), model latency {latency:.1f} s, cap {cap}: "
+        f"inbound worker ({copies} x --pool {shown_pool} --concurrency {shown_c}), "
+        f"model latency {latency:.1f} s, cap {cap}: "
         f"{messages} replies in {elapsed:.1f} s = {rate:.2f}/s; ceiling cap/latency = {ceiling:.2f}/s "
         f"({rate / ceiling:.0%}); {calls / messages:.2f} model calls a message, at most {fake.max_in_flight} in flight"
     )
@@ -136,6 +146,7 @@ def run(messages: int, latency: float, pool: str | None, concurrency: str | None
         "ratio": round(rate / ceiling, 3),
         "pool": shown_pool,
         "concurrency": shown_c,
+        "processes": copies,
         "cap": cap,
         "latency_s": latency,
         "max_in_flight": fake.max_in_flight,
@@ -148,9 +159,10 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=2.0)
     parser.add_argument("--pool", help="override the compose command line's pool (to compare)")
     parser.add_argument("--concurrency", help="override the compose command line's concurrency")
+    parser.add_argument("--replicas", type=int, help="override compose's deploy.replicas (worker processes)")
     args = parser.parse_args()
     try:
-        result = run(args.messages, args.latency, args.pool, args.concurrency)
+        result = run(args.messages, args.latency, args.pool, args.concurrency, args.replicas)
     finally:
         if not os.environ.get("BENCH_KEEP"):
             shutil.rmtree(VAR, ignore_errors=True)

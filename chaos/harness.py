@@ -60,6 +60,28 @@ def compose_argv(service: str, compose_file: Path = COMPOSE_FILE) -> list[str]:
     return [str(script) if script.exists() else args[0], *args[1:]]
 
 
+def replicas(service: str, compose_file: Path = COMPOSE_FILE) -> int:
+    """How many containers compose runs of ``service`` (``deploy.replicas``, default 1)."""
+    spec = yaml.safe_load(compose_file.read_text())["services"][service]
+    return int((spec.get("deploy") or {}).get("replicas", 1))
+
+
+def instances(service: str) -> list[str]:
+    """``service`` once per replica: ``worker-inbound``, ``worker-inbound.2``, ..."""
+    return [service, *(f"{service}.{k}" for k in range(2, replicas(service) + 1))]
+
+
+def instance_argv(instance: str) -> list[str]:
+    """A replica's command line: on one host its Celery node name gets the replica number (``inbound2@%h``)."""
+    service, _, number = instance.partition(".")
+    args = compose_argv(service)
+    for i, arg in enumerate(args[:-1]):
+        if number and arg in ("--hostname", "-n"):
+            node, _, host = args[i + 1].partition("@")
+            args[i + 1] = f"{node}{number}@{host}"
+    return args
+
+
 def worker_argv(service: str, settings: Any, name: str) -> list[str]:
     """A compose worker's command line on ``settings``' queue names (a bench's isolated run), as ``name``."""
     from workers.routing import Queue
@@ -104,7 +126,7 @@ class ComposeProcess:
 
     @property
     def argv(self) -> list[str]:
-        return compose_argv(self.service)
+        return instance_argv(self.service)
 
     @property
     def hostname(self) -> str | None:
@@ -190,9 +212,11 @@ class Chaos:
         os.environ.update(self.env)  # the gateway client in this process reads the same settings
         subprocess.run(compose_argv("migrate"), env=self.env, cwd=ROOT, check=True, capture_output=True)
         for service in (*WORKERS, "beat"):
-            self.start(service)
+            for instance in instances(service):
+                self.start(instance)
         for service in WORKERS:
-            self.wait_ready(service)
+            for instance in instances(service):
+                self.wait_ready(instance)
 
     def start(self, service: str) -> ComposeProcess:
         proc = ComposeProcess(service, self.env, self.tmp / "log" / f"{service}.log").start()
@@ -231,7 +255,7 @@ class Chaos:
             self.restarts[name] += 1
             self.start(name)
         for name in died if wait else ():
-            if name in WORKERS:
+            if name.partition(".")[0] in WORKERS:
                 try:
                     self.wait_ready(name)
                 except (RuntimeError, TimeoutError) as exc:

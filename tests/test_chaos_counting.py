@@ -9,7 +9,7 @@ import pytest
 
 from chaos.counting import first_landing, recovery_seconds, summary, tally
 from chaos.garbage import is_failure_text, is_user_canon_about_ella
-from chaos.harness import celery_hostname, compose_argv
+from chaos.harness import celery_hostname, compose_argv, instance_argv, instances, replicas
 
 pytestmark = pytest.mark.domain
 
@@ -78,3 +78,8 @@ def test_workers_run_the_compose_command_lines():
     argv = compose_argv("worker-inbound")
     assert argv[0].endswith("celery") and argv[1:4] == ["-A", "workers.app", "worker"]
     assert celery_hostname(argv) is not None and "%h" not in celery_hostname(argv)
+
+
+def test_each_replica_of_a_compose_worker_gets_its_own_celery_node_name():
+    names = [celery_hostname(instance_argv(i)) for i in instances("worker-inbound")]
+    assert len(names) == replicas("worker-inbound") and len(set(names)) == len(names)

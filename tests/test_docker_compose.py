@@ -346,9 +346,10 @@ def test_the_inbound_worker_waits_on_the_model_in_threads_up_to_the_in_flight_ca
     args = celery_services("worker")["worker-inbound"]
     pools = option_values(args, "-P", "--pool")
     assert pools and pools[-1] in {"threads", "gevent", "eventlet"}, f"inbound pool {pools or ['prefork']}"
-    concurrency = int(option_values(args, "-c", "--concurrency")[-1])
+    threads = int(option_values(args, "-c", "--concurrency")[-1])
+    threads *= int((SERVICES["worker-inbound"].get("deploy") or {}).get("replicas", 1))
     cap = container_settings(SERVICES["worker-inbound"], monkeypatch).llm_max_concurrency
-    assert concurrency >= cap, f"{concurrency} threads can never use the {cap} model calls the cap allows"
+    assert threads >= cap, f"{threads} threads can never use the {cap} model calls the cap allows"
 
 
 # --- Dockerfile and .dockerignore --------------------------------------------------------------------------
