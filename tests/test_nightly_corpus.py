@@ -88,3 +88,41 @@ def test_a_model_failure_in_the_nightly_run_is_counted_and_never_dead_lettered_a
     counts = boundary_regression.apply().get()
     assert counts["model_failures"] == 2 and counts["alerts"] == 0
     assert stored_rows() == {"users": 0, "world_facts": 0, "model_calls": 0, "dead_letters": 0}
+
+
+def test_the_gate_starts_no_line_that_could_not_end_before_the_soft_limit():
+    from tasks.guard import line_deadline
+
+    now = [0.0]
+    may_start = line_deadline(soft_limit_s=100, call_budget_s=90, clock=lambda: now[0])
+    assert may_start()  # line 1 needs min(90, 100/10) = 10 s
+    now[0] = 30.0  # line 1 took 30 s
+    assert may_start()  # 30 + 30 <= 100
+    now[0] = 60.0
+    assert may_start()  # 60 + 30 <= 100
+    now[0] = 75.0  # 15 s: the slowest is still 30
+    assert not may_start()  # 75 + 30 > 100
+
+
+def slow_reply(request: CompletionRequest) -> str:
+    import time
+
+    time.sleep(0.6)
+    return kind_reply(request)
+
+
+def test_a_slow_model_ends_the_nightly_run_before_its_time_limit_with_a_summary(migrated_db, monkeypatch, corpus):
+    """The reproduced hole: at 5.7 s a reply the run was killed at the hard limit and reported nothing."""
+    import workers.reply_service
+    from tasks.guard import boundary_regression
+
+    monkeypatch.setenv("ELLA_TASK_SOFT_TIME_LIMIT_S", "1")
+    get_settings.cache_clear()
+    model = Scripted(slow_reply)
+    monkeypatch.setattr(
+        workers.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers, record=record_usage)
+    )
+    counts = boundary_regression.apply().get()
+    # Line 1 ("what should I cook") takes 0.6 s: line 2 would end past 1 s, so it is not started.
+    assert len(model.requests) == 1
+    assert counts["generated"] == 1 and counts["unchecked"] == 2 and counts["messages"] == 3
