@@ -487,3 +487,20 @@ def test_the_gateway_forgets_a_user_through_a_worker_and_their_next_message_is_r
 
     wait_for(second_pass_ran, 60, what="the second pass")
     assert log_mentions(canary, user) == 0  # the worker's log, scrubbed by the second pass
+
+
+def test_a_failing_task_of_an_erased_user_leaves_a_dead_letter_without_their_id_or_words(migrated_db):
+    """A perceive or fact extraction a worker held while the erasure ran fails on the missing user later; its
+    dead letter keeps the task name and the tombstone's key, not the kwargs or a reason quoting them."""
+    from tasks.memory import perceive
+
+    user, canary = f"late-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    forget(user, again=True)
+    kwargs = {"user_id": user, "message_id": f"m-{uuid.uuid4().hex}"}
+    rejected = perceive.dead_letter(f"failed: KeyError: {canary}", [], kwargs)
+    assert canary not in str(rejected) and user not in str(rejected)
+    with autocommit_scope() as s:
+        rows = s.scalars(select(DeadLetter)).all()
+    assert len(rows) == 1 and rows[0].task_name == perceive.name and rows[0].user_id is None
+    assert canary not in rows[0].reason + rows[0].payload and user not in rows[0].payload
+    assert tables_mentioning(canary, user) == {}

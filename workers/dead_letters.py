@@ -12,11 +12,14 @@ import re
 from typing import Any
 
 from models import DeadLetter
+from models.erasure import is_forgotten, tombstone_key
 from workers.db import session_scope
+from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
 MAX_PAYLOAD_CHARS = 4_000_000
+ERASED_USER_REASON = "a task of a user erased meanwhile (right to be forgotten) failed: payload and reason not kept"
 _SAFE_ID = re.compile(r"^[\x20-\x7e]{1,128}$")
 
 
@@ -27,6 +30,18 @@ def _safe_id(value: Any, limit: int) -> str | None:
     return None
 
 
+def unless_erased(reason: str, args: Any, kwargs: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
+    """The dead letter as given, or, when its ``user_id`` was erased, one that keeps only the tombstone's key."""
+    user_id = kwargs.get("user_id")
+    if not isinstance(user_id, str) or not user_id:
+        return reason, args, kwargs
+    key = tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value())
+    with session_scope() as session:
+        if not is_forgotten(session, key):
+            return reason, args, kwargs
+    return ERASED_USER_REASON, [], {"tombstone": key}
+
+
 def encode_payload(args: Any, kwargs: Any) -> str:
     text = json.dumps({"args": args, "kwargs": kwargs}, ensure_ascii=True, default=repr)
     if len(text) > MAX_PAYLOAD_CHARS:
@@ -35,8 +50,13 @@ def encode_payload(args: Any, kwargs: Any) -> str:
 
 
 def record_dead_letter(task_name: str, task_id: str | None, reason: str, args: Any, kwargs: Any) -> int:
-    """Insert the row in its own transaction and return its id."""
-    kwargs = kwargs if isinstance(kwargs, dict) else {"_": kwargs}
+    """Insert the row in its own transaction and return its id.
+
+    A task of a user erased meanwhile (a perceive or fact extraction a worker held, or a retry's countdown,
+    while ``forget_user`` ran) fails on the missing user; its dead letter would bring the id and the words back.
+    Such a row keeps only the task name and the tombstone's key.
+    """
+    reason, args, kwargs = unless_erased(reason, args, kwargs if isinstance(kwargs, dict) else {"_": kwargs})
     row = DeadLetter(
         task_name=task_name[:200],
         task_id=_safe_id(task_id, 64),
