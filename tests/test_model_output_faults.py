@@ -262,7 +262,36 @@ NESTED_FAILURES = {
     ),
     "a memo's perception": ("memo", {"memo": "A quiet talk.", "perception": PERCEIVED | {"object": "lorem ipsum"}}, {}),
     "a focal question": ("focal_points", {"questions": ["How is Sam?", "TOKEN LIMIT EXCEEDED"]}, {}),
+    # A provider's error pasted mid-sentence (the chaos suite's failure text): not a prefix, still refused.
+    "a provider error inside a self-statement": (
+        "reply",
+        reply_with(
+            self_statements=[
+                {"content": 'I said Error code: 529 overloaded_error {"type": "error"}', "about": [], "confidence": 1}
+            ]
+        ),
+        {},
+    ),
+    "a traceback in a fact's note": (
+        "fact_extraction",
+        {"facts": [FACT | {"object": "x Traceback (most recent call last): File"}]},
+        {},
+    ),
 }
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I fixed an error in my sourdough recipe",
+        "Error handling is my least favourite part of knitting patterns",
+        "my api keeps me busy",
+        "the overloaded shelf finally broke",
+    ],
+)
+def test_everyday_words_about_errors_are_not_failure_text(said):
+    output = reply_with(self_statements=[{"content": said, "about": [], "confidence": 1}])
+    assert parse_output("reply", json.dumps(output), {}).self_statements[0].content == said
 
 
 @pytest.mark.parametrize("where", list(NESTED_FAILURES))

@@ -43,9 +43,30 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", unicodedata.normalize("NFC", text)).strip()
 
 
+# A provider's own error pasted into a field (an SDK exception's text, an error body, a traceback): found
+# anywhere in the string, since these tokens never occur in what Ella or a user says. The chaos suite's
+# "failure text" fault ('Error code: 529 overloaded_error {"type": "error"}') slipped past the prefix markers
+# into 2 of 30 and 6 of 80 self-log rows.
+PROVIDER_ERROR_MARKERS = (
+    "error code: ",
+    "overloaded_error",
+    "rate_limit_error",
+    "api_error",
+    "invalid_request_error",
+    "authentication_error",
+    "permission_error",
+    "not_found_error",
+    "request_too_large",
+    '"type": "error"',
+    "traceback (most recent call last)",
+)
+
+
 def _looks_failed(text: str) -> bool:
     low = text.lower()
-    return any(low.startswith(marker) or low == marker for marker in FAILURE_MARKERS)
+    return any(low.startswith(marker) or low == marker for marker in FAILURE_MARKERS) or any(
+        marker in low for marker in PROVIDER_ERROR_MARKERS
+    )
 
 
 # No schema here nests deeper than a few levels; far deeper input is refused rather than walked, so a model's
