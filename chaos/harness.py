@@ -347,7 +347,7 @@ class Chaos:
         except redis.RedisError:  # Redis away for a moment: nothing known yet
             return set()
 
-    def wait_answered(self, ids: set[str], bound: float, settle: float) -> float:
+    def wait_answered(self, ids: set[str], bound: float, settle: float, drain_bound: float = 30) -> float:
         """Wait until every id has a reply (at most ``bound`` s), then ``settle`` s more for duplicates, and
         for the cognition queue to drain (memories and facts are what garbage is looked for in)."""
         t0 = time.monotonic()
@@ -361,7 +361,7 @@ class Chaos:
         from workers.settings import get_settings
 
         cognition = get_settings().queue_cognition
-        drain_until = time.monotonic() + 30
+        drain_until = time.monotonic() + drain_bound
         while time.monotonic() < drain_until:
             try:
                 if not self.redis.client().llen(cognition):

@@ -44,7 +44,9 @@ def injection(chaos: Chaos) -> dict[str, Any]:
     chaos.model.inject = True
     try:
         sent, window = chaos.traffic("injection", 20, rate=6.0, text=lambda i: INJECTION[i % 2].format(i=i))
-        chaos.wait_answered(set(sent), bound=90, settle=4)
+        # Extraction runs on the cognition queue, which earlier faults may have left backed up: wait for it
+        # to drain (longer than other faults), or the injected facts are never even offered to the ledger.
+        chaos.wait_answered(set(sent), bound=90, settle=4, drain_bound=150)
         window.cleared_at = max(sent.values())
     finally:
         served = dict(chaos.model.injected)
