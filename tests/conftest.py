@@ -86,13 +86,15 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
     """Start real prefork worker subprocesses on this run's queues; all are stopped after the test.
 
     The queues are emptied before and after: a task an earlier test emitted and never ran (a perceive, say)
-    must not run against this test's fresh database.
+    must not run against this test's fresh database. So are the model-slot leases: a worker stopped mid-call
+    leaves its lease for the whole call budget (minutes), which would starve a later test's low cap.
     """
     from workers.app import app
     from workers.procs import WorkerProcess
     from workers.redis_conn import get_redis, redis_url
 
-    get_redis().delete(*get_settings().queues)
+    slots = f"{get_settings().redis_key_prefix}:llm:slots"  # workers.llm.make_port
+    get_redis().delete(*get_settings().queues, slots)
     started: list[WorkerProcess] = []
 
     def start(
@@ -113,7 +115,7 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
     yield start
     for worker in started:
         worker.stop(timeout=20)
-    get_redis().delete(*get_settings().queues)
+    get_redis().delete(*get_settings().queues, slots)
 
 
 @pytest.fixture
