@@ -101,7 +101,11 @@ def test_output_that_never_validates_goes_out_as_a_fallback_not_as_ellas_words(s
 
 
 def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
-    env = claude_env(fake, ELLA_LLM_MAX_CONCURRENCY="2")
+    # Six tasks queue for two slots: on a loaded machine (two test processes on two cores) a task can wait past
+    # the suite's 5 s soft limit, which now reaches the model wait and dead-letters it. The cap is what is tested
+    # here, so these workers get limits that fit the queue.
+    limits = {"ELLA_TASK_SOFT_TIME_LIMIT_S": "30", "ELLA_TASK_TIME_LIMIT_S": "40", "ELLA_VISIBILITY_TIMEOUT_S": "60"}
+    env = claude_env(fake, ELLA_LLM_MAX_CONCURRENCY="2", **limits)
     start_worker(concurrency=3, env=env)
     start_worker(concurrency=3, env=env)
     fake.latency = 0.3
