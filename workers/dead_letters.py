@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from models import DeadLetter
 from models.erasure import is_forgotten, tombstone_key
@@ -49,8 +49,15 @@ def encode_payload(args: Any, kwargs: Any) -> str:
     return text
 
 
-def record_dead_letter(task_name: str, task_id: str | None, reason: str, args: Any, kwargs: Any) -> int:
-    """Insert the row in its own transaction and return its id.
+class Recorded(NamedTuple):
+    """The row written: its id, and the reason it keeps (not the one given, for a user erased meanwhile)."""
+
+    id: int
+    reason: str
+
+
+def record_dead_letter(task_name: str, task_id: str | None, reason: str, args: Any, kwargs: Any) -> Recorded:
+    """Insert the row in its own transaction; return its id and the reason it keeps.
 
     A task of a user erased meanwhile (a perceive or fact extraction a worker held, or a retry's countdown,
     while ``forget_user`` ran) fails on the missing user; its dead letter would bring the id and the words back.
@@ -70,4 +77,4 @@ def record_dead_letter(task_name: str, task_id: str | None, reason: str, args: A
         session.flush()
         row_id = row.id
     log.warning("dead-lettered %s: %s", task_name, row.reason[:500], extra={"task_id": task_id})
-    return row_id
+    return Recorded(row_id, row.reason)

@@ -21,7 +21,7 @@ from sqlalchemy.exc import OperationalError, StatementError
 
 from ella.contract import MalformedPayload
 from ella.llm.types import PermanentModelError, TransientModelError
-from workers.dead_letters import record_dead_letter, unless_erased
+from workers.dead_letters import record_dead_letter
 from workers.llm import retry_delay, usage_batch
 from workers.redis_conn import get_redis
 from workers.settings import get_settings
@@ -116,9 +116,8 @@ class ReliableTask(Task):
 
     def dead_letter(self, reason: str, args: Any, kwargs: Any) -> DeadLettered:
         """Record this delivery in ``dead_letters``; the exception to raise so that it shows as failed."""
-        reason, args, kwargs = unless_erased(reason, args, kwargs if isinstance(kwargs, dict) else {"_": kwargs})
-        row_id = record_dead_letter(self.name, self.request.id, reason, args, kwargs)
-        return DeadLettered(reason, row_id)
+        recorded = record_dead_letter(self.name, self.request.id, reason, args, kwargs)
+        return DeadLettered(recorded.reason, recorded.id)
 
     def _count_delivery(self) -> int | None:
         req = self.request
