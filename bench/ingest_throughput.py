@@ -22,7 +22,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -35,86 +34,10 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
-from chaos.harness import option, replicas, worker_argv  # noqa: E402
+from bench.compose_inbound import ComposeInbound, Replies  # noqa: E402
 from workers.settings import get_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class Replies:
-    """Follows the outbox stream and remembers when each reply landed (stream id ms)."""
-
-    def __init__(self, client, stream: str) -> None:
-        self.client, self.stream, self.last, self.at_ms = client, stream, "0-0", {}
-
-    def poll(self) -> None:
-        while True:
-            items = (
-                self.client.xrange(self.stream, min=f"({self.last}", count=1000)
-                if self.last != "0-0"
-                else self.client.xrange(self.stream, count=1000)
-            )
-            if not items:
-                return
-            for sid, fields in items:
-                self.at_ms.setdefault(fields["in_reply_to"], int(sid.split("-")[0]))
-                self.last = sid
-
-    def wait(self, ids: list[str], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not all(i in self.at_ms for i in ids):
-            if time.monotonic() > deadline:
-                missing = [i for i in ids if i not in self.at_ms]
-                raise TimeoutError(f"{len(missing)} replies missing, e.g. {missing[:3]}")
-            time.sleep(0.005)
-            self.poll()
-
-
-class ComposeInbound:
-    """The compose inbound worker (one process per ``deploy.replicas``) on this run's queues, with the no-op
-    task loaded for the baseline."""
-
-    def __init__(self, settings, pool: str | None, concurrency: str | None, copies: int | None) -> None:  # type: ignore[no-untyped-def]
-        self.name = f"bench-{RUN}"
-        argv = worker_argv("worker-inbound", settings, self.name)
-        for flag, value in (("--pool", pool), ("--concurrency", concurrency)):
-            if value is not None:
-                argv += [flag, value]
-        level = os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING")
-        self.argv = [*argv, "--loglevel", level, "--include", "tests.support.noop_task"]
-        self.pool = option(self.argv, "--pool", "-P") or "prefork"
-        self.concurrency = option(self.argv, "--concurrency", "-c")
-        self.copies = copies or replicas("worker-inbound")
-        self.procs: list[subprocess.Popen[bytes]] = []
-
-    def start(self, env: dict[str, str], app) -> None:  # type: ignore[no-untyped-def]
-        import socket
-
-        nodes = [f"{self.name}-{k}" for k in range(self.copies)]
-        with open(VAR / "worker.log", "ab") as log:
-            for node in nodes:
-                argv = [a.replace(f"{self.name}@", f"{node}@") for a in self.argv]
-                self.procs.append(
-                    subprocess.Popen(
-                        argv, env={**os.environ, **env, "PYTHONPATH": str(ROOT)}, stdout=log,
-                        stderr=subprocess.STDOUT, cwd=ROOT,
-                    )
-                )  # fmt: skip
-        hosts = [f"{node}@{socket.gethostname()}" for node in nodes]
-        deadline = time.monotonic() + 120
-        while len(app.control.ping(destination=hosts, timeout=1.0)) < self.copies:
-            if any(p.poll() is not None for p in self.procs) or time.monotonic() > deadline:
-                raise RuntimeError(f"worker did not start: see {VAR / 'worker.log'}")
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def run(
@@ -136,7 +59,11 @@ def run(
     settings = get_settings()
     db.upgrade()
     # The inbound queue only, as deployed: the memory tasks each turn emits wait on the cognition queue.
-    worker = ComposeInbound(settings, pool, concurrency, copies)
+    level = os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING")
+    worker = ComposeInbound(
+        settings, f"bench-{RUN}", VAR / "worker.log", pool, concurrency, copies,
+        extra_args=("--loglevel", level, "--include", "tests.support.noop_task"),  # the no-op for the baseline
+    )  # fmt: skip
     replies = Replies(get_redis(), settings.outbox_stream)
     noop_stream = f"{settings.redis_key_prefix}:bench:noop"
     marks = Replies(get_redis(), noop_stream)

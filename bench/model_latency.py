@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 import uuid
@@ -30,27 +29,11 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
-from chaos.harness import option, replicas, worker_argv  # noqa: E402
+from bench.compose_inbound import ComposeInbound, Replies  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
 from workers.settings import get_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def override(argv: list[str], name: str, value: str | None) -> list[str]:
-    """``argv`` with option ``name`` set to ``value`` (appended last, so it wins), or unchanged for None."""
-    return argv if value is None else [*argv, name, value]
-
-
-def replied(client, stream: str, ids: set[str], last: list[str]) -> int:  # type: ignore[no-untyped-def]
-    """Read the stream past ``last[0]``; drop the ids answered from ``ids``; return how many are left."""
-    while True:
-        items = client.xrange(stream, min=f"({last[0]}" if last[0] != "0-0" else "-", count=1000)
-        if not items:
-            return len(ids)
-        for sid, fields in items:
-            ids.discard(fields.get("in_reply_to", ""))
-            last[0] = sid
 
 
 def run(
@@ -68,74 +51,44 @@ def run(
     settings = get_settings()
     db.upgrade()
     cap = settings.llm_max_concurrency
-    name = f"bench-{RUN}"
-    argv = worker_argv("worker-inbound", settings, name)
-    argv = override(override(argv, "--pool", pool), "--concurrency", concurrency)
-    shown_pool, shown_c = option(argv, "--pool", "-P") or "prefork", option(argv, "--concurrency", "-c")
     fake = FakeAnthropic().start()
     fake.latency = latency
     env = {
-        **os.environ,
         "ELLA_REDIS_URL": redis_url(),
         "ELLA_DATABASE_URL": settings.effective_database_url,
         "ANTHROPIC_API_KEY": "bench-key",
         "ANTHROPIC_BASE_URL": fake.base_url,
-        "PYTHONPATH": str(ROOT),
     }
-    copies = copies or replicas("worker-inbound")  # compose's deploy.replicas: one process each
-    log = open(VAR / "worker.log", "ab")  # closed in finally
-    workers = []
-    for k in range(copies):
-        node = argv if k == 0 else [a.replace(f"{name}@", f"{name}-{k}@") for a in argv]
-        workers.append(subprocess.Popen(node, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT))
-    nodes = [f"{name}@{os.uname()[1]}", *(f"{name}-{k}@{os.uname()[1]}" for k in range(1, copies))]
-    client = get_redis()
+    worker = ComposeInbound(settings, f"bench-{RUN}", VAR / "worker.log", pool, concurrency, copies)
+    replies = Replies(get_redis(), settings.outbox_stream)
     try:
-        deadline = time.monotonic() + 120
-        while len(app.control.ping(destination=nodes, timeout=1.0)) < copies:
-            if any(w.poll() is not None for w in workers) or time.monotonic() > deadline:
-                raise RuntimeError(f"worker did not start: see {VAR / 'worker.log'}")
-        last = ["0-0"]
+        worker.start(env, app)
 
-        def send(prefix: str, n: int) -> set[str]:
-            ids = set()
+        def send(prefix: str, n: int) -> list[str]:
+            ids = []
             for i in range(n):
                 mid = f"{prefix}-{i}"
                 enqueue_message(message_id=mid, user_id=f"user-{i % 100}", text=f"My day was long, {i}",
                                 sent_at=datetime.now(UTC))  # fmt: skip
-                ids.add(mid)
+                ids.append(mid)
             return ids
 
-        def wait(ids: set[str], timeout: float) -> None:
-            end = time.monotonic() + timeout
-            while replied(client, settings.outbox_stream, ids, last):
-                if time.monotonic() > end:
-                    raise TimeoutError(f"{len(ids)} replies missing")
-                time.sleep(0.05)
-
-        wait(send("warm", 2 * cap), 120)
+        replies.wait(send("warm", 2 * cap), 120)
         calls_before = len(fake.message_requests)
         fake.max_in_flight = 0
         t0 = time.perf_counter()
-        wait(send("msg", messages), 60 + 3 * messages * latency / cap)
+        replies.wait(send("msg", messages), 60 + 3 * messages * latency / cap)
         elapsed = time.perf_counter() - t0
         calls = len(fake.message_requests) - calls_before
     finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            try:
-                worker.wait(60)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-        log.close()
+        worker.stop()
         fake.stop()
         drop()
-        client.delete(*settings.queues, settings.outbox_stream)
+        get_redis().delete(*settings.queues, settings.outbox_stream)
     rate = messages / elapsed
     ceiling = cap / latency
     print(
-        f"inbound worker ({copies} x --pool {shown_pool} --concurrency {shown_c}), "
+        f"inbound worker ({worker.copies} x --pool {worker.pool} --concurrency {worker.concurrency}), "
         f"model latency {latency:.1f} s, cap {cap}: "
         f"{messages} replies in {elapsed:.1f} s = {rate:.2f}/s; ceiling cap/latency = {ceiling:.2f}/s "
         f"({rate / ceiling:.0%}); {calls / messages:.2f} model calls a message, at most {fake.max_in_flight} in flight"
@@ -144,9 +97,9 @@ def run(
         "replies_per_s": round(rate, 2),
         "ceiling_per_s": round(ceiling, 2),
         "ratio": round(rate / ceiling, 3),
-        "pool": shown_pool,
-        "concurrency": shown_c,
-        "processes": copies,
+        "pool": worker.pool,
+        "concurrency": worker.concurrency,
+        "processes": worker.copies,
         "cap": cap,
         "latency_s": latency,
         "max_in_flight": fake.max_in_flight,
