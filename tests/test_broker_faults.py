@@ -193,7 +193,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> int | None:
 def test_beat_survives_a_redis_outage_and_keeps_scheduling(own_redis, tmp_path):
     prefix = f"bt{uuid.uuid4().hex[:6]}"
     lock_key = f"{prefix}:redbeat::lock"
-    log = Path("/tmp/h3/beat-test.log")
+    log = tmp_path / "beat.log"
     beat = _start_beat(own_redis, log, prefix)
     try:
         wait_for(lambda: own_redis.client().exists(lock_key), 60, what="beat to take its lock")

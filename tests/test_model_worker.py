@@ -3,6 +3,7 @@ fail-safes go out as fallbacks, and the global limit holds across two worker pro
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import UTC, datetime
 
@@ -104,13 +105,26 @@ def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
     # Six tasks queue for two slots: on a loaded machine (two test processes on two cores) a task can wait past
     # the suite's 5 s soft limit, which now reaches the model wait and dead-letters it. The cap is what is tested
     # here, so these workers get limits that fit the queue.
-    limits = {"ELLA_TASK_SOFT_TIME_LIMIT_S": "30", "ELLA_TASK_TIME_LIMIT_S": "40", "ELLA_VISIBILITY_TIMEOUT_S": "60"}
+    # The slot wait is the model timeout: 20 s here, so a queued task waits for a slot instead of retrying.
+    limits = {
+        "ELLA_TASK_SOFT_TIME_LIMIT_S": "30",
+        "ELLA_TASK_TIME_LIMIT_S": "40",
+        "ELLA_VISIBILITY_TIMEOUT_S": "60",
+        "ELLA_LLM_TIMEOUT_S": "20",
+    }
     env = claude_env(fake, ELLA_LLM_MAX_CONCURRENCY="2", **limits)
-    start_worker(concurrency=3, env=env)
-    start_worker(concurrency=3, env=env)
+    workers = [start_worker(concurrency=3, env=env), start_worker(concurrency=3, env=env)]
     fake.latency = 0.3
     ids = [send(f"message {i}") for i in range(12)]
-    wait_for(lambda: all(reply_to(m) for m in ids), 90, what="12 replies")
+    deadline = time.monotonic() + 150
+    while not all(reply_to(m) for m in ids):
+        if time.monotonic() > deadline:  # say what was missing and why, not only that time ran out
+            with session_scope() as s:
+                letters = [(d.task_name, d.reason[:300]) for d in s.scalars(select(DeadLetter))]
+            logs = "\n".join(w.log_path.read_text(errors="replace")[-4000:] for w in workers)
+            missing = [m for m in ids if not reply_to(m)]
+            pytest.fail(f"no reply to {missing} after 150 s; dead letters {letters}; worker logs:\n{logs}")
+        time.sleep(0.2)
     assert fake.max_in_flight == 2
     assert all(reply_to(m).route == "generated" for m in ids)
 
