@@ -12,6 +12,7 @@ from models.message import InboundMessage
 from models.notifications import NotificationCandidate
 from models.outbox import OutboxRecord
 from models.review import FactReview
+from models.runs import JobChunk, JobMark, JobRun
 from models.selflog import SelfLogEntry
 from models.usage import ModelCall
 from models.user import User
@@ -26,6 +27,9 @@ __all__ = [
     "FactReview",
     "ForgottenUser",
     "InboundMessage",
+    "JobChunk",
+    "JobMark",
+    "JobRun",
     "MemoryNode",
     "NotificationCandidate",
     "ModelBatch",

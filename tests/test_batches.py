@@ -30,9 +30,9 @@ from ella.llm.types import PermanentModelError
 from models import DeadLetter, ModelBatch, ModelBatchItem, ModelCall, User
 from models import batch as store
 from models.base import utcnow
-from tasks import batches
 from tests.conftest import wait_for
 from tests.support.fake_anthropic import FakeAnthropic, default_answer
+from workers import model_batches as batches
 from workers.db import session_scope
 from workers.settings import Settings, get_settings
 
@@ -394,7 +394,7 @@ def test_the_celery_tasks_flush_and_poll_in_a_real_worker(start_worker, fake):
     app.send_task("ella.poll_model_batches")
     wait_for(lambda: {i.status for i in items().values()} == {"applied"}, 30, what="results applied")
     assert count(User, User.id.in_([f"batch-{i}" for i in ids])) == 2
-    # Usage is written after the item's transaction commits (tasks/batches.py: settle), so it may trail it.
+    # Usage is written after the item's transaction commits (workers/model_batches.py: settle), so it may trail it.
     wait_for(lambda: count(ModelCall, ModelCall.batch.is_(True)) == 2, 30, what="one usage row per settled item")
     assert count(ModelCall, ModelCall.batch.is_(True)) == 2
     assert model_batches()[0].status == "ended"
