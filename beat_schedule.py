@@ -54,6 +54,12 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": settings.notification_dispatch_interval_s,
             "options": {"queue": Queue.BATCH.name_in(settings), "expires": settings.notification_dispatch_interval_s},
         },
+        # The digest, the chapters and the arcs: runs opened per UTC hour slot, paged into chunk tasks.
+        "plan-jobs": {
+            "task": TaskName.PLAN_JOBS,
+            "schedule": 300.0,
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 290},
+        },
         "flush-model-batches": {
             "task": TaskName.FLUSH_MODEL_BATCHES,
             "schedule": 300.0,

@@ -30,6 +30,7 @@ TASK_MODULES = [
     "tasks.ledger",
     "tasks.guard",
     "tasks.batches",
+    "tasks.jobs",
     "tasks.notifications",
     "tasks.followups",
     "tasks.profile",

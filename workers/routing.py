@@ -46,6 +46,8 @@ class TaskName(StrEnum):
     MAKE_GENERIC_CHECKINS = "ella.make_generic_checkins"
     DISPATCH_NOTIFICATIONS = "ella.dispatch_notifications"
     FORGET_USER = "ella.forget_user"
+    PLAN_JOBS = "ella.plan_jobs"
+    RUN_JOB_CHUNK = "ella.run_job_chunk"
 
 
 QUEUE_OF: dict[TaskName, Queue] = {
@@ -66,6 +68,8 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.DISPATCH_NOTIFICATIONS: Queue.BATCH,
     # From the gateway, behind the user's messages already queued: those are erased, the later ones refused.
     TaskName.FORGET_USER: Queue.INBOUND,
+    TaskName.PLAN_JOBS: Queue.BATCH,
+    TaskName.RUN_JOB_CHUNK: Queue.BATCH,
 }
 
 

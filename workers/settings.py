@@ -178,6 +178,12 @@ class Settings(BaseSettings):
     batch_max_submissions: int = Field(
         3, ge=1, description="Submissions of one Message Batches request (errored, expired, canceled) before giving up."
     )
+    job_chunk_size: int = Field(
+        1000, ge=1, le=10_000, description="Users per chunk task of the digest, chapter and arc runs."
+    )
+    job_catch_up_h: int = Field(
+        36, ge=1, le=24 * 40, description="How far back a planner opens the hour slots a stopped beat missed."
+    )
     flower_basic_auth: SecretStr | None = Field(None, description="user:password for Flower (required).")
     world_brief_max_tokens: int = Field(800, ge=50, description="Budget of the world brief in a reply's prompt.")
     selflog_in_reply: int = Field(5, ge=0, le=20, description="Self-log entries in a reply's context (seed: 3-5).")

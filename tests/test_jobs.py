@@ -1,0 +1,281 @@
+"""The proactive jobs' calendar and fan-out: local time zones, runs that resume, chunks that run once.
+
+What is pinned: each user's digest triggers once per local day (clock changes included) and each chapter once
+per ISO week, arc once per month; a planner that crashes mid-run resumes from its cursor and sends the chunks
+it lost; two planners at once, a redelivered chunk and a rerun never queue a user twice for one period; one
+user whose planning fails is dead-lettered and the others are planned; idle users cost no request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import func, select
+
+from ella import jobs
+from ella.jobs import ChunkPlan, Job, Member, Period, request_id
+from ella.llm import batches as batch_rules
+from ella.llm.batches import CUSTOM_ID, NewBatchItem
+from models import DeadLetter, ModelBatchItem, User
+from models import runs as run_store
+from models.base import utcnow
+from tasks import jobs as job_tasks
+from workers.db import session_scope
+
+ZONES = ["UTC", "Europe/London", "America/New_York", "America/Los_Angeles", "Pacific/Auckland", "Asia/Kolkata",
+         "Pacific/Kiritimati", "Pacific/Pago_Pago", "Australia/Lord_Howe", "America/St_Johns"]  # fmt: skip
+
+
+def hours(start: datetime, days: int) -> list[datetime]:
+    return [start + timedelta(hours=h) for h in range(days * 24)]
+
+
+# --- the calendar (plain) ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_digest_triggers_once_per_local_day_across_a_year_of_clock_changes(zone):
+    tz = ZoneInfo(zone)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    labels = [p.label for slot in hours(start, 400) if (p := jobs.trigger_in_slot(Job.DIGEST, tz, slot))]
+    assert len(labels) == len(set(labels)), "a local day planned twice"
+    days = [date.fromisoformat(label) for label in labels]
+    assert all((b - a).days == 1 for a, b in zip(days, days[1:], strict=False)), "a local day skipped"
+    assert len(days) >= 399
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_chapter_triggers_once_per_local_week_and_an_arc_once_per_month(zone):
+    tz = ZoneInfo(zone)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    weeks = [p for slot in hours(start, 365) if (p := jobs.trigger_in_slot(Job.CHAPTERS, tz, slot))]
+    months = [p for slot in hours(start, 365) if (p := jobs.trigger_in_slot(Job.ARCS, tz, slot))]
+    assert len({p.label for p in weeks}) == len(weeks) in (51, 52, 53)
+    assert len({p.label for p in months}) == len(months) == 12
+    for week in weeks:  # a week is the seven local days before the Monday trigger
+        local_start = week.start.astimezone(tz)
+        assert local_start.weekday() == 0 and local_start.hour == 0
+        assert week.label == f"{local_start.isocalendar()[0]}-W{local_start.isocalendar()[1]:02d}"
+    for month in months:  # a month is the local calendar month before the trigger on the 1st
+        local_start, local_end = month.start.astimezone(tz), month.end.astimezone(tz)
+        assert (local_start.day, local_start.hour, local_end.day, local_end.hour) == (1, 0, 1, 0)
+        assert month.label == f"{local_start.year}-{local_start.month:02d}"
+
+
+def test_the_digest_follows_the_users_own_morning_not_utcs():
+    slot = datetime(2026, 11, 30, 18, tzinfo=UTC)  # 07:00 on 1 December in Auckland (UTC+13)
+    due = jobs.due_zones(Job.DIGEST, ["Pacific/Auckland", "UTC", "America/Los_Angeles"], slot)
+    assert set(due) == {"Pacific/Auckland"}
+    period = due["Pacific/Auckland"]
+    assert period.label == "2026-12-01"
+    assert period.start == datetime(2026, 11, 30, 11, tzinfo=UTC)  # local midnight
+    assert period.end - period.start == timedelta(days=1)
+    assert set(jobs.due_zones(Job.DIGEST, ["UTC"], datetime(2026, 11, 30, 7, tzinfo=UTC))) == {"UTC"}
+    assert jobs.due_zones(Job.DIGEST, ["America/Los_Angeles"], datetime(2026, 11, 30, 15, tzinfo=UTC))
+
+
+def test_an_unknown_zone_is_planned_as_utc_rather_than_never():
+    assert jobs.due_zones(Job.DIGEST, ["Mars/Olympus"], datetime(2026, 11, 30, 7, tzinfo=UTC))
+
+
+def test_a_stopped_beat_catches_up_its_missed_slots_within_a_bound():
+    now = datetime(2026, 11, 30, 19, 40, tzinfo=UTC)
+    assert jobs.slots_to_plan(None, now, timedelta(hours=36)) == [datetime(2026, 11, 30, 19, tzinfo=UTC)]
+    assert jobs.slots_to_plan(datetime(2026, 11, 30, 19, tzinfo=UTC), now, timedelta(hours=36)) == []
+    missed = jobs.slots_to_plan(datetime(2026, 11, 30, 15, tzinfo=UTC), now, timedelta(hours=36))
+    assert [s.hour for s in missed] == [16, 17, 18, 19]
+    long_ago = jobs.slots_to_plan(datetime(2026, 11, 1, tzinfo=UTC), now, timedelta(hours=36))
+    assert len(long_ago) == 37 and long_ago[0] == datetime(2026, 11, 29, 7, tzinfo=UTC)
+
+
+def test_request_ids_are_stable_valid_for_the_api_and_name_no_user():
+    period = Period("2026-11-30", datetime(2026, 11, 30, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC))
+    odd = "ütf 8 · user/with:odd chars " * 10
+    first = request_id(Job.DIGEST, odd, period)
+    assert first == request_id(Job.DIGEST, odd, period)
+    assert CUSTOM_ID.match(first) and "ütf" not in first
+    assert first != request_id(Job.DIGEST, odd + "x", period)
+    assert first != request_id(Job.CHAPTERS, odd, period)
+
+
+# --- the fan-out (SQLite and PostgreSQL) ------------------------------------------------------------------------
+
+SLOT_NOW = datetime(2026, 11, 30, 7, 10, tzinfo=UTC)  # 07:10 UTC: the digest slot of users in UTC
+
+
+class Planner:
+    """A job planner that asks one request per active user (ids ending in an even digit) and can be made to
+    fail for one user, as a bad row would."""
+
+    def __init__(self) -> None:
+        self.fail_for: set[str] = set()
+        self.seen: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def __call__(self, session: Any, members: list[Member], now: datetime) -> ChunkPlan:
+        plan = ChunkPlan()
+        for member in members:
+            if member.user_id in self.fail_for:
+                raise ValueError(f"bad row for {member.user_id}")
+            with self._lock:
+                self.seen[member.user_id] += 1
+            if int(member.user_id[-1]) % 2:
+                plan.idle += 1
+                continue
+            variables = {"name": member.user_id, "transcript": ["hello"]}
+            custom_id = request_id(Job.DIGEST, member.user_id, member.period)
+            plan.requests.append(NewBatchItem(custom_id, "memo", variables, member.user_id))
+        return plan
+
+
+@pytest.fixture
+def planner(monkeypatch):
+    fake = Planner()
+    monkeypatch.setitem(jobs._PLANNERS, Job.DIGEST, fake)
+    monkeypatch.setitem(batch_rules._HANDLERS, Job.DIGEST.value, lambda session, item, result: None)
+    monkeypatch.setenv("ELLA_JOB_CHUNK_SIZE", "7")
+    from workers.settings import get_settings
+
+    get_settings.cache_clear()
+    yield fake
+    get_settings.cache_clear()
+
+
+def add_users(count: int, zone: str = "UTC", prefix: str = "u") -> list[str]:
+    ids = [f"{prefix}{i:05d}" for i in range(count)]
+    with session_scope() as s:
+        s.add_all(User(id=uid, timezone=zone) for uid in ids)
+    return ids
+
+
+def queued() -> Counter[str]:
+    with session_scope() as s:
+        return Counter(s.scalars(select(ModelBatchItem.user_id)))
+
+
+def the_run() -> run_store.JobRun:
+    with session_scope() as s:
+        run = s.scalars(select(run_store.JobRun).where(run_store.JobRun.job == "digest")).one()
+        s.expunge(run)
+        return run
+
+
+def test_a_run_plans_the_due_zones_users_once_and_idle_users_cost_no_request(migrated_db, planner):
+    ids = add_users(30)
+    add_users(5, zone="America/Los_Angeles", prefix="la")  # 23:10 there: not due
+    report = job_tasks.run_inline(Job.DIGEST, SLOT_NOW)
+    assert report["requests"] == 15 and report["idle"] == 15 and report["users"] == 30
+    assert queued() == Counter({uid: 1 for uid in ids if int(uid[-1]) % 2 == 0})
+    run = the_run()
+    assert run.state == run_store.DONE and run.period == "2026-11-30T07Z"
+    assert (run.users_total, run.users_done, run.chunks_total, run.chunks_done) == (30, 30, 5, 5)
+    assert (run.requests, run.idle, run.failed) == (15, 15, 0)
+    with session_scope() as s:
+        marks = run_store.marks(s, "digest", ids)
+    assert set(marks) == {uid for uid in ids if int(uid[-1]) % 2 == 0}  # only who got a request is marked
+
+    again = job_tasks.run_inline(Job.DIGEST, SLOT_NOW + timedelta(minutes=5))
+    assert again.get("requests", 0) == 0 and sum(queued().values()) == 15  # the slot is planned already
+
+
+def test_a_planner_that_crashes_mid_run_resumes_from_its_cursor_and_sends_the_chunks_it_lost(migrated_db, planner):
+    ids = add_users(40)
+    sent: list[int] = []
+
+    def crashing_send(chunk_id: int, job: str, period: str) -> None:
+        if len(sent) == 2:
+            raise SystemExit("worker killed after the third chunk's row committed")
+        sent.append(chunk_id)
+        job_tasks.run_chunk(chunk_id, SLOT_NOW)
+
+    with pytest.raises(SystemExit):
+        job_tasks.plan(Job.DIGEST, SLOT_NOW, crashing_send)
+    run = the_run()
+    assert run.state == run_store.PLANNING and run.chunks_total == 3 and run.cursor == ids[20]
+
+    def send(chunk_id: int, job: str, period: str) -> None:
+        job_tasks.run_chunk(chunk_id, SLOT_NOW)
+
+    job_tasks.plan(Job.DIGEST, SLOT_NOW + timedelta(minutes=5), send)  # resumes the paging
+    run = the_run()
+    assert run.state == run_store.PLANNED and run.chunks_done == run.chunks_total - 1  # the lost one
+    # Past twice the visibility timeout (rows are stamped with the real clock), the lost chunk is sent again.
+    assert job_tasks.resend_stale_chunks(run.id, utcnow() + timedelta(hours=1), send) == 1
+    run = the_run()
+    assert run.state == run_store.DONE and run.users_done == 40 and run.requests == 20
+    assert queued() == Counter({uid: 1 for uid in ids if int(uid[-1]) % 2 == 0})
+    assert max(planner.seen.values()) == 1  # no user was even looked at twice
+
+
+def test_two_planners_at_once_page_disjoint_chunks_and_queue_each_user_once(migrated_db, planner):
+    ids = add_users(120)
+    errors: list[BaseException] = []
+
+    def send(chunk_id: int, job: str, period: str) -> None:
+        job_tasks.run_chunk(chunk_id, SLOT_NOW)
+
+    def one_planner() -> None:
+        try:
+            job_tasks.plan(Job.DIGEST, SLOT_NOW, send)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one_planner) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert queued() == Counter({uid: 1 for uid in ids if int(uid[-1]) % 2 == 0})
+    run = the_run()
+    assert run.state == run_store.DONE and run.users_done == 120 and run.chunks_done == run.chunks_total
+    with session_scope() as s:
+        seqs = s.scalars(select(run_store.JobChunk.seq).where(run_store.JobChunk.run_id == run.id)).all()
+    assert sorted(seqs) == list(range(len(seqs)))
+
+
+def test_a_redelivered_chunk_queues_nothing_twice(migrated_db, planner):
+    add_users(10)
+    chunk_ids: list[int] = []
+    job_tasks.plan(Job.DIGEST, SLOT_NOW, lambda chunk_id, job, period: chunk_ids.append(chunk_id))
+    first = job_tasks.run_chunk(chunk_ids[0], SLOT_NOW)
+    assert first["requests"] == 4
+    assert job_tasks.run_chunk(chunk_ids[0], SLOT_NOW) == {"already_run": 1}
+    assert sum(queued().values()) == 4
+
+
+def test_one_bad_user_is_dead_lettered_and_the_rest_of_the_chunk_is_planned(migrated_db, planner):
+    ids = add_users(7)
+    planner.fail_for = {ids[2]}
+    report = job_tasks.run_inline(Job.DIGEST, SLOT_NOW)
+    assert report["failed"] == 1 and report["requests"] == 3  # u00000, u00004, u00006; u00002 failed
+    assert set(queued()) == {ids[0], ids[4], ids[6]}
+    with session_scope() as s:
+        letters = s.scalars(select(DeadLetter)).all()
+        assert s.scalar(select(func.count()).select_from(run_store.JobChunk)) == 1
+    assert len(letters) == 1 and ids[2] in letters[0].reason and "bad row" in letters[0].reason
+    assert the_run().failed == 1 and the_run().state == run_store.DONE
+
+
+def test_forgetting_a_user_keeps_the_chunk_bounds_selecting_the_same_users(migrated_db, planner):
+    from models.erasure import erase_user_rows
+
+    ids = add_users(10)
+    chunk_ids: list[int] = []
+    job_tasks.plan(Job.DIGEST, SLOT_NOW, lambda chunk_id, job, period: chunk_ids.append(chunk_id))
+    with session_scope() as s:
+        bounds = [(c.after_user, c.through_user) for c in s.scalars(select(run_store.JobChunk).order_by("seq"))]
+    assert bounds == [("", ids[6]), (ids[6], ids[9])]
+    with session_scope() as s:
+        erase_user_rows(s, ids[6])
+    with session_scope() as s:
+        bounds = [(c.after_user, c.through_user) for c in s.scalars(select(run_store.JobChunk).order_by("seq"))]
+    assert bounds == [("", ids[5]), (ids[5], ids[9])]
+    for chunk_id in chunk_ids:
+        job_tasks.run_chunk(chunk_id, SLOT_NOW)
+    assert set(queued()) == {uid for uid in ids if int(uid[-1]) % 2 == 0 and uid != ids[6]}
