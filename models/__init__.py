@@ -1,8 +1,10 @@
 """SQLAlchemy 2.0 models; importing this package registers every table on ``Base.metadata``."""
 
+from models.arcs import RelationshipArcRow
 from models.base import Base
 from models.batch import ModelBatch, ModelBatchItem
 from models.boundary import BoundaryEvent, CrisisReferral
+from models.chapters import StoryChapter
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
 from models.erasure import ForgottenUser
@@ -36,7 +38,9 @@ __all__ = [
     "ModelBatchItem",
     "ModelCall",
     "OutboxRecord",
+    "RelationshipArcRow",
     "SelfLogEntry",
+    "StoryChapter",
     "User",
     "WorldFact",
 ]

@@ -458,20 +458,89 @@ class ContestedVerdict(KindOutput):
         return cls(winner=1, reason="It is the more recent first-hand observation.")
 
 
+class KeyMoment(CleanModel):
+    """A moment of a chapter and the memory node ids (as shown in the prompt) it rests on."""
+
+    text: Text300
+    node_ids: list[int] = Field(min_length=1, max_length=10)
+
+
 class ChapterDistillation(KindOutput):
+    """``key_moments`` cite node ids; with a ``node_ids`` context (the ids offered in the request) an id not
+    offered is dropped, a moment left with none is dropped, and none left at all is an error (a chapter that
+    cites nothing real is never stored; ``tasks.chapters`` re-checks the rest against the database)."""
+
     kind: ClassVar[str] = "chapter_distillation"
     tier: ClassVar[str] = "narrative_distill"
-    max_tokens: ClassVar[int] = 800
+    max_tokens: ClassVar[int] = 1000
     title: Text80
     summary: Text2000
+    key_moments: list[KeyMoment] = Field(min_length=1, max_length=8)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_uncited(cls, data: Any, info: ValidationInfo) -> Any:
+        offered = (info.context or {}).get("node_ids")
+        if offered is None or not isinstance(data, dict) or not isinstance(data.get("key_moments"), list):
+            return data
+        allowed = {i for i in offered if isinstance(i, int)}
+        kept = []
+        for moment in data["key_moments"]:
+            if isinstance(moment, dict) and isinstance(moment.get("node_ids"), list):
+                ids = [i for i in moment["node_ids"] if isinstance(i, int) and not isinstance(i, bool) and i in allowed]
+                if ids:
+                    kept.append({**moment, "node_ids": list(dict.fromkeys(ids))})
+            else:
+                kept.append(moment)  # malformed: let the schema say what is wrong
+        if not kept:
+            raise ValueError("no key moment cites a node id that was offered")
+        return {**data, "key_moments": kept}
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> ChapterDistillation:
-        return cls(title="(untitled)", summary="(no summary)")
+        return cls(title="(untitled)", summary="(no summary)", key_moments=[KeyMoment(text="(none)", node_ids=[0])])
 
     @classmethod
     def example(cls, context: dict[str, Any] | None = None) -> ChapterDistillation:
-        return cls(title="The interview week", summary="Sam prepared for and passed a museum job interview.")
+        return cls(
+            title="The interview week",
+            summary="Sam prepared for a museum job interview with their sister's help, and it went well.",
+            key_moments=[
+                KeyMoment(text="Sam practised interview answers with their sister", node_ids=[12, 15]),
+                KeyMoment(text="Sam came back relieved: the interview went well", node_ids=[21]),
+            ],
+        )
+
+
+# The stages of a friendship a relationship arc names (familiarity, never romance).
+ARC_STAGES = ("new", "warming", "steady", "strained", "drifting")
+
+
+class RelationshipArc(KindOutput):
+    kind: ClassVar[str] = "relationship_arc"
+    tier: ClassVar[str] = "narrative_distill"
+    max_tokens: ClassVar[int] = 300
+    stage: Literal["new", "warming", "steady", "strained", "drifting"]
+    trajectory: Text80
+    mindful_of: Text300
+
+    @field_validator("stage", mode="before")
+    @classmethod
+    def _stage_word(cls, value: Any) -> Any:
+        """A stage word as a model may write it ("Warming.", " STEADY ") is that stage; the schema refuses others."""
+        return value.strip().strip(".!").lower() if isinstance(value, str) else value
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> RelationshipArc:
+        return cls(stage="new", trajectory="unknown", mindful_of="(nothing)")
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> RelationshipArc:
+        return cls(
+            stage="warming",
+            trajectory="rising",
+            mindful_of="Sam opens up more after work; ask about the new job gently, without pushing.",
+        )
 
 
 class NotificationBody(KindOutput):
@@ -503,6 +572,7 @@ KINDS: dict[str, type[KindOutput]] = {
         FactExtraction,
         ContestedVerdict,
         ChapterDistillation,
+        RelationshipArc,
         NotificationBody,
     )
 }

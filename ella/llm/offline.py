@@ -384,6 +384,49 @@ def notification_body(v: dict[str, Any], name: str) -> str:
     return text[:300]
 
 
+def chapter(name: str, memos: Sequence[Any]) -> dict[str, Any]:
+    """A week's chapter: titled after its most poignant note, the notes in order as the summary, and the three
+    most poignant notes as key moments, each citing its own id (the ids the request offered)."""
+    notes = [m for m in memos if isinstance(m, dict) and isinstance(m.get("id"), int)]
+    ranked = sorted(notes, key=lambda m: -int(m.get("poignancy") or 0))  # stable: ties keep their order
+    top = str(ranked[0].get("text", "")) if ranked else ""
+    title = " and ".join(salient([top], 2, name)).capitalize()[:80] or "A quiet week"
+    summary = " ".join(str(m.get("text", "")).rstrip(". ") + "." for m in notes)[:2000] or f"A quiet week with {name}."
+    moments = [{"text": str(m.get("text") or "a moment")[:300], "node_ids": [m["id"]]} for m in ranked[:3]]
+    return {"title": title, "summary": summary, "key_moments": moments}
+
+
+# A month's arc from the chapter count and last month's stage: enough weeks together moves a friendship on,
+# one week or none lets it drift. The offline engine cannot read strain; a model can.
+_ARC_NEXT = {"none": "new", "new": "warming", "warming": "steady", "steady": "steady", "strained": "warming",
+             "drifting": "warming"}  # fmt: skip
+_ARC_MINDFUL = {
+    "new": "Still getting to know {name}; ask about {topic} with curiosity, not assumptions.",
+    "warming": "{name} is opening up; keep following up on {topic}, gently and without pushing.",
+    "steady": "A settled friendship; remember what matters to {name}, like {topic}, without retelling it.",
+    "strained": "Something weighs on the friendship; be patient and kind, and let {name} set the pace.",
+    "drifting": "{name} has been quieter this month; a light check-in about {topic}, no pressure.",
+}
+
+
+def arc(v: dict[str, Any], name: str) -> dict[str, Any]:
+    count = int(v.get("chapter_count") or 0)
+    previous = str(v.get("previous_stage") or "none")
+    if previous == "none":
+        stage, trajectory = ("warming" if count >= 3 else "new"), "rising"
+    elif count >= 3:
+        stage = _ARC_NEXT.get(previous, "steady")
+        trajectory = "steady" if stage == previous else "rising"
+    elif count == 2:
+        stage, trajectory = (previous if previous in _ARC_MINDFUL else "steady"), "steady"
+    else:
+        stage = previous if previous in ("new", "strained") else "drifting"
+        trajectory = "falling"
+    topics = salient([str(c) for c in v.get("chapters", [])], 1, name)
+    mindful = _ARC_MINDFUL[stage].format(name=name, topic=topics[0] if topics else "their week")
+    return {"stage": stage, "trajectory": trajectory, "mindful_of": mindful[:300]}
+
+
 def _today(value: Any) -> date:
     """The ``today`` variable's date (its first ten characters are ISO), else the UTC date."""
     try:
@@ -434,12 +477,9 @@ class OfflineProvider:
         elif kind == "contested_verdict":
             out = verdict(list(v.get("candidates", [])))
         elif kind == "chapter_distillation":
-            memos = [str(m) for m in v.get("memos", [])]
-            topics = salient(memos, 2)
-            out = {
-                "title": " and ".join(topics).capitalize() or "A quiet stretch",
-                "summary": " ".join(memos)[:2000] or "Nothing much happened.",
-            }
+            out = chapter(name, list(v.get("memos", [])))
+        elif kind == "relationship_arc":
+            out = arc(v, name)
         elif kind == "notification_body":
             out = {"text": notification_body(v, name)}
         else:

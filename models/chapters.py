@@ -1,0 +1,189 @@
+"""Weekly story chapters: one row per user and week, and the loaders the chapter job, the reply and the digest use.
+
+Why bulk loaders: the planner runs over 100,000 users a week in chunks, so every question here is asked for a
+chunk of user ids in one query (``week_inputs``, ``latest_chapters``), never once per user. The chapter's
+thought node is stored in ``memory_nodes`` (built by ``ella.memory.nodes``); the row keeps its id, and the
+cited node ids, so an auditor can walk from a chapter to what it rests on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import ForeignKey, String, Text, UniqueConstraint, func, select
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from ella.arcs import Chapter
+from ella.jobs import Member
+from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.memory import MemoryNode
+from models.message import InboundMessage
+from models.selflog import SelfLogEntry
+
+
+class StoryChapter(Base):
+    __tablename__ = "story_chapters"
+    __table_args__ = (UniqueConstraint("user_id", "period"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    period: Mapped[str] = mapped_column(String(16), comment="the local ISO week, 2026-W48")
+    period_start: Mapped[datetime] = mapped_column(UTCDateTime())
+    period_end: Mapped[datetime] = mapped_column(UTCDateTime(), comment="the arc of the month it ends in reads it")
+    title: Mapped[str] = mapped_column(String(200))
+    summary: Mapped[str] = mapped_column(Text)
+    key_moments: Mapped[str] = mapped_column(Text, default="[]", comment='JSON: [{"text", "node_ids"}]')
+    cited_node_ids: Mapped[str] = mapped_column(Text, default="[]", comment="JSON: every node id the moments cite")
+    thought_node_id: Mapped[int | None] = mapped_column(ForeignKey("memory_nodes.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    def as_chapter(self) -> Chapter:
+        return Chapter(self.user_id, self.period, self.title, self.summary, self.thought_node_id, self.created_at)
+
+
+# What a chapter reads of a node (not its embedding: a chunk's week of nodes stays small in memory).
+NODE_COLUMNS = (
+    MemoryNode.id,
+    MemoryNode.user_id,
+    MemoryNode.node_type,
+    MemoryNode.description,
+    MemoryNode.poignancy,
+    MemoryNode.depth,
+    MemoryNode.created_at,
+    MemoryNode.dedupe_key,
+)
+
+
+@dataclass
+class WeekInputs:
+    """What a chunk's planner needs of its users: turns counted and nodes per user within the chunk's span,
+    the self-log per user (all of it; ``ella.chapters`` caps it)."""
+
+    turns: dict[str, list[datetime]]
+    nodes: dict[str, list[Any]]  # rows of NODE_COLUMNS (``ella.chapters.NodeLike``)
+    self_log: dict[str, list[SelfLogEntry]]
+
+
+def week_inputs(session: Session, members: Sequence[Member], self_log_cap: int) -> WeekInputs:
+    """One query per kind of input for the whole chunk, over the span of its members' periods (each member's
+    own bounds are applied by ``ella.chapters``); the self-log of active users only, ``self_log_cap`` newest
+    per user."""
+    ids = [m.user_id for m in members]
+    turns: dict[str, list[datetime]] = defaultdict(list)
+    nodes: dict[str, list[Any]] = defaultdict(list)
+    log: dict[str, list[SelfLogEntry]] = defaultdict(list)
+    if not ids:
+        return WeekInputs(turns, nodes, log)
+    start, end = min(m.period.start for m in members), max(m.period.end for m in members)
+    for user_id, sent_at in session.execute(
+        select(InboundMessage.user_id, InboundMessage.sent_at).where(
+            InboundMessage.user_id.in_(ids), InboundMessage.sent_at >= start, InboundMessage.sent_at < end
+        )
+    ):
+        turns[user_id].append(sent_at)
+    for node in session.execute(
+        select(*NODE_COLUMNS).where(
+            MemoryNode.user_id.in_(ids), MemoryNode.created_at >= start, MemoryNode.created_at < end
+        )
+    ):
+        nodes[node.user_id].append(node)
+    if self_log_cap > 0:
+        ranked = (
+            select(
+                SelfLogEntry.id,
+                func.row_number()
+                .over(partition_by=SelfLogEntry.user_id, order_by=(SelfLogEntry.said_at.desc(), SelfLogEntry.id.desc()))
+                .label("rank"),
+            )
+            .where(SelfLogEntry.user_id.in_(ids))
+            .subquery()
+        )
+        for entry in session.scalars(
+            select(SelfLogEntry)
+            .join(ranked, ranked.c.id == SelfLogEntry.id)
+            .where(ranked.c.rank <= self_log_cap)
+            .order_by(SelfLogEntry.said_at, SelfLogEntry.id)
+        ):
+            log[entry.user_id].append(entry)
+    return WeekInputs(turns, nodes, log)
+
+
+def nodes_of_user(session: Session, user_id: str, node_ids: Sequence[int]) -> dict[int, int]:
+    """Of ``node_ids``, those that exist and are ``user_id``'s, with their depth."""
+    if not node_ids:
+        return {}
+    rows = session.execute(
+        select(MemoryNode.id, MemoryNode.depth).where(MemoryNode.id.in_(list(node_ids)), MemoryNode.user_id == user_id)
+    )
+    return {node_id: depth for node_id, depth in rows}
+
+
+def add_chapter(session: Session, values: dict[str, Any]) -> bool:
+    """Store a chapter unless the user has one for that period; True when this call stored it."""
+    stmt = (
+        dialect_insert(session)(StoryChapter)
+        .values(
+            **{
+                **values,
+                "key_moments": json.dumps(values["key_moments"]),
+                "cited_node_ids": json.dumps(values["cited_node_ids"]),
+            }
+        )
+        .on_conflict_do_nothing(index_elements=["user_id", "period"])
+    )
+    return bool(cast("CursorResult[Any]", session.execute(stmt)).rowcount)
+
+
+def has_chapter(session: Session, user_id: str, period: str) -> bool:
+    found = select(StoryChapter.id).where(StoryChapter.user_id == user_id, StoryChapter.period == period)
+    return session.scalar(found) is not None
+
+
+def chapters_between(session: Session, user_ids: Sequence[str], start: datetime, end: datetime) -> list[StoryChapter]:
+    """The chunk's chapters of weeks ending in ``(start, end]``, oldest first (one query per chunk)."""
+    if not user_ids:
+        return []
+    return list(
+        session.scalars(
+            select(StoryChapter)
+            .where(
+                StoryChapter.user_id.in_(list(user_ids)),
+                StoryChapter.period_end > start,
+                StoryChapter.period_end <= end,
+            )
+            .order_by(StoryChapter.period_end, StoryChapter.id)
+        )
+    )
+
+
+def latest_chapters(session: Session, user_ids: Sequence[str]) -> dict[str, Chapter]:
+    """Each user's latest chapter (by week), one query for all; a user with none is absent."""
+    if not user_ids:
+        return {}
+    newest = (
+        select(StoryChapter.user_id, func.max(StoryChapter.period).label("period"))
+        .where(StoryChapter.user_id.in_(list(user_ids)))
+        .group_by(StoryChapter.user_id)
+        .subquery()
+    )
+    rows = session.scalars(
+        select(StoryChapter).join(
+            newest, (newest.c.user_id == StoryChapter.user_id) & (newest.c.period == StoryChapter.period)
+        )
+    )
+    return {row.user_id: row.as_chapter() for row in rows}
+
+
+def latest_chapter(session: Session, user_id: str) -> Chapter | None:
+    """The user's latest chapter, or None (the reply's "story so far")."""
+    return latest_chapters(session, [user_id]).get(user_id)
+
+
+def chapter_count(session: Session, user_id: str) -> int:
+    return session.scalar(select(func.count()).where(StoryChapter.user_id == user_id)) or 0
