@@ -101,14 +101,24 @@ class NotificationCandidate(Base):
     def self_log_ids(self) -> list[int]:
         return grounded_on(self.based_on, "self_log")
 
+    @property
+    def thought_ids(self) -> list[int]:
+        return grounded_on(self.based_on, "thoughts")
+
 
 def grounded_on(based_on: str, kind: str) -> list[int]:
-    """The ids of one kind (``facts``, ``self_log``) in a candidate's ``based_on`` JSON."""
+    """The ids of one kind (``facts``, ``self_log``, ``thoughts``) in a candidate's ``based_on`` JSON; a kind a
+    row does not name (every row made before digests cited thoughts) is an empty list."""
     return [int(i) for i in json.loads(based_on).get(kind, [])]
 
 
-def based_on_json(fact_ids: list[int], self_log_ids: list[int]) -> str:
-    return json.dumps({"facts": sorted(fact_ids), "self_log": sorted(self_log_ids)})
+def based_on_json(fact_ids: list[int], self_log_ids: list[int], thought_ids: list[int] | None = None) -> str:
+    """``thoughts`` (memory node ids: a digest's planning thoughts) is written only when some are cited, so a
+    follow-up's or a generic's row reads as it always did."""
+    grounds: dict[str, list[int]] = {"facts": sorted(fact_ids), "self_log": sorted(self_log_ids)}
+    if thought_ids:
+        grounds["thoughts"] = sorted(thought_ids)
+    return json.dumps(grounds)
 
 
 # --- making candidates (follow-ups and generic check-ins; ``tasks.followups``)
@@ -159,7 +169,7 @@ def add_candidate(session: Session, candidate: NewCandidate, now: datetime) -> i
         "user_id": candidate.user_id,
         "kind": Kind(candidate.kind).value,
         "body": candidate.body,
-        "based_on": based_on_json(list(candidate.fact_ids), list(candidate.self_log_ids)),
+        "based_on": based_on_json(list(candidate.fact_ids), list(candidate.self_log_ids), list(candidate.thought_ids)),
         "created_at": now,
         "fresh_until": candidate.fresh_until,
         "not_before": candidate.not_before,

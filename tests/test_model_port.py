@@ -194,6 +194,12 @@ def test_the_offline_engine_answers_every_kind_with_valid_output():
         "memos": ["Sam had an interview."],
         "reason": "follow-up",
         "plan": "Ask Sam.",
+        "facts": [{"id": 12, "fact": "the user has upcoming: interview", "topic": "interview", "upcoming": True}],
+        "plans": [{"id": 40, "plan": "ask Sam how the interview went"}],
+        "self_log": [],
+        "chapter": "(none yet)",
+        "arc_stage": "new",
+        "arc_mindful_of": "(nothing noted)",
     }
     port = ModelPort(OfflineProvider(), TIERS, max_repairs=0)
     context = {"statement_count": 2, "candidate_count": 2}

@@ -33,6 +33,7 @@ TASK_MODULES = [
     "tasks.jobs",
     "tasks.notifications",
     "tasks.followups",
+    "tasks.digest",
     "tasks.profile",
     "tasks.privacy",
 ]

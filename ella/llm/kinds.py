@@ -558,6 +558,68 @@ class NotificationBody(KindOutput):
         return cls(text="How did the interview go? I've been wondering all day.")
 
 
+class DigestCites(CleanModel):
+    """The ids a digest answer rests on, by kind, as offered in its request."""
+
+    facts: list[int] = Field(default_factory=list, max_length=20)
+    self_log: list[int] = Field(default_factory=list, max_length=20)
+    thoughts: list[int] = Field(default_factory=list, max_length=20)
+
+
+class DigestAnswer(KindOutput):
+    """The daily digest: say nothing, or one or two sentences grounded in ids the request offered.
+
+    A cited id that was not offered (``info.context``: ``facts``, ``self_log``, ``thoughts``) is dropped, not
+    the answer, so a partly invented citation keeps its real grounds; an answer that wants to say something and
+    is left citing nothing real is refused (a batch result becomes a fail-safe: counted, nothing stored).
+    ``ella.digest.read_answer`` filters again with the same rule, for a handler driven any other way.
+    """
+
+    kind: ClassVar[str] = "digest"
+    tier: ClassVar[str] = "digest"
+    max_tokens: ClassVar[int] = 300
+    say: bool
+    text: str = Field(default="", max_length=300)
+    cites: DigestCites = Field(default_factory=DigestCites)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_unoffered_cites(cls, data: Any, info: ValidationInfo) -> Any:
+        ctx = info.context or {}
+        if not isinstance(data, dict) or not isinstance(data.get("cites"), dict):
+            return data
+        if not any(kind in ctx for kind in ("facts", "self_log", "thoughts")):
+            return data  # no request context (an example, a test double): nothing to check against
+        kept = {}
+        for kind, ids in data["cites"].items():
+            offered = {i for i in ctx.get(kind, []) if isinstance(i, int)}
+            if kind in ("facts", "self_log", "thoughts") and isinstance(ids, list):
+                kept[kind] = [i for i in ids if isinstance(i, int) and not isinstance(i, bool) and i in offered]
+            else:
+                kept[kind] = ids  # malformed or unknown: let the schema say what is wrong
+        return {**data, "cites": kept}
+
+    @model_validator(mode="after")
+    def _grounded(self) -> DigestAnswer:
+        if self.say and not self.text:
+            raise ValueError("say is true but text is empty")
+        if self.say and not (self.cites.facts or self.cites.self_log or self.cites.thoughts):
+            raise ValueError("say is true but the answer cites no fact, self-log entry or thought that was offered")
+        return self
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> DigestAnswer:
+        return cls(say=False)
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> DigestAnswer:
+        return cls(
+            say=True,
+            text="Good luck with the interview today. I hope it goes the way you practised.",
+            cites=DigestCites(facts=[12], thoughts=[40]),
+        )
+
+
 KINDS: dict[str, type[KindOutput]] = {
     cls.kind: cls
     for cls in (
@@ -574,6 +636,7 @@ KINDS: dict[str, type[KindOutput]] = {
         ChapterDistillation,
         RelationshipArc,
         NotificationBody,
+        DigestAnswer,
     )
 }
 

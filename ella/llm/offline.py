@@ -427,6 +427,28 @@ def arc(v: dict[str, Any], name: str) -> dict[str, Any]:
     return {"stage": stage, "trajectory": trajectory, "mindful_of": mindful[:300]}
 
 
+def digest(v: dict[str, Any]) -> dict[str, Any]:
+    """The daily digest by rule: about the open follow-up whose window ends soonest (good luck before it, "how did
+    it go" after), else the newest planning thought; each cites the id it was offered. Nothing else: say nothing."""
+    facts = [f for f in v.get("facts", []) if isinstance(f, dict) and isinstance(f.get("id"), int)]
+    plans = [p for p in v.get("plans", []) if isinstance(p, dict) and isinstance(p.get("id"), int)]
+    if facts:
+        fact = facts[0]  # shown soonest-ending first
+        topic = " ".join(str(fact.get("topic") or "").split())[:120] or "plans"
+        if fact.get("upcoming"):
+            text = f"Thinking of you ahead of your {topic}. I hope it goes well."
+        else:
+            text = f"How did your {topic} go? I've been thinking of you."
+        return {"say": True, "text": text[:300], "cites": {"facts": [fact["id"]]}}
+    if plans:
+        plan_line = str(plans[-1].get("plan") or "")  # shown oldest first
+        topics = salient([plan_line], 1)
+        about = f"how things are going with {topics[0]}" if topics else "how you are doing"
+        text = f"I was thinking of you today and wondered {about}."
+        return {"say": True, "text": text, "cites": {"thoughts": [plans[-1]["id"]]}}
+    return {"say": False, "text": "", "cites": {}}
+
+
 def _today(value: Any) -> date:
     """The ``today`` variable's date (its first ten characters are ISO), else the UTC date."""
     try:
@@ -482,6 +504,8 @@ class OfflineProvider:
             out = arc(v, name)
         elif kind == "notification_body":
             out = {"text": notification_body(v, name)}
+        elif kind == "digest":
+            out = digest(v)
         else:
             raise ValueError(f"the offline engine has no rule for kind {kind!r}")
         text = json.dumps(out, ensure_ascii=False)

@@ -68,6 +68,7 @@ class NewCandidate:
     dedupe_key: str
     status: Status = Status.CANDIDATE
     reason: str | None = None
+    thought_ids: tuple[int, ...] = ()  # memory nodes (a digest's planning thoughts); none for a follow-up
 
 
 def about_user(subject: str) -> bool:
