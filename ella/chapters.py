@@ -17,6 +17,7 @@ anything is stored.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -144,6 +145,22 @@ def cited_ids(moments: Iterable[dict[str, Any]]) -> list[int]:
 def chapter_depth(cited_depths: Iterable[int]) -> int:
     """One level deeper than the deepest node cited (a chapter of events only is depth 1)."""
     return max(cited_depths, default=0) + 1
+
+
+@dataclass(frozen=True)
+class ChapterPerception:
+    """The chapter thought's poignancy and triple (``ella.memory.nodes.Perceptible``), made by rule: the chapter
+    call returns none, and a chapter is as poignant as the most poignant moment it cites."""
+
+    score: int
+    subject: str
+    predicate: str
+    object: str
+
+
+def chapter_perception(user_id: str, title: str, cited_poignancy: Iterable[int]) -> ChapterPerception:
+    score = min(10, max(1, max(cited_poignancy, default=1)))
+    return ChapterPerception(score, user_id, "lived the chapter", title)
 
 
 def chapter_description(title: str, summary: str) -> str:

@@ -58,6 +58,7 @@ class ReplyContext:
     nodes: Sequence[Retrievable] = ()
     world_brief: str = ""
     recent_thoughts: str = ""
+    relationship: str = ""  # the current arc and the latest chapter (``ella.arcs.relationship_block``)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ def generate_reply(
             history=context.history,
             world_brief=context.world_brief,
             recent_thoughts=context.recent_thoughts,
+            relationship=context.relationship,
         )
     except PermanentModelError as exc:
         reason = f"model refused the live reply (not retried; the fallback was sent): {exc}"

@@ -1,10 +1,9 @@
 """Weekly story chapters: one row per user and week, and the loaders the chapter job, the reply and the digest use.
 
 Why bulk loaders: the planner runs over 100,000 users a week in chunks, so every question here is asked for a
-chunk of user ids in one query (``week_inputs``, ``latest_chapters``), never once per user. The chapter's
-thought node is stored in ``memory_nodes`` (built by ``ella.memory.nodes``); the row keeps its id, and the
-cited node ids, so an auditor can walk from a chapter to what it rests on.
-"""
+chunk of user ids in one query (``week_activity``, ``newest_self_logs``, ``latest_chapters``), never once per
+user. The chapter's thought node is stored in ``memory_nodes`` (built by ``ella.memory.nodes``); the row keeps
+its id, and the cited node ids, so an auditor can walk from a chapter to what it rests on."""
 
 from __future__ import annotations
 
@@ -61,25 +60,21 @@ NODE_COLUMNS = (
 
 
 @dataclass
-class WeekInputs:
-    """What a chunk's planner needs of its users: turns counted and nodes per user within the chunk's span,
-    the self-log per user (all of it; ``ella.chapters`` caps it)."""
+class WeekActivity:
+    """What a chunk's planner needs of its users' weeks: turn times and nodes per user, within the span of the
+    chunk's periods (each member's own bounds are applied by ``ella.chapters``)."""
 
     turns: dict[str, list[datetime]]
     nodes: dict[str, list[Any]]  # rows of NODE_COLUMNS (``ella.chapters.NodeLike``)
-    self_log: dict[str, list[SelfLogEntry]]
 
 
-def week_inputs(session: Session, members: Sequence[Member], self_log_cap: int) -> WeekInputs:
-    """One query per kind of input for the whole chunk, over the span of its members' periods (each member's
-    own bounds are applied by ``ella.chapters``); the self-log of active users only, ``self_log_cap`` newest
-    per user."""
-    ids = [m.user_id for m in members]
+def week_activity(session: Session, members: Sequence[Member]) -> WeekActivity:
+    """One query for the chunk's turns and one for its nodes, over the span of its members' periods."""
     turns: dict[str, list[datetime]] = defaultdict(list)
     nodes: dict[str, list[Any]] = defaultdict(list)
-    log: dict[str, list[SelfLogEntry]] = defaultdict(list)
-    if not ids:
-        return WeekInputs(turns, nodes, log)
+    if not members:
+        return WeekActivity(turns, nodes)
+    ids = [m.user_id for m in members]
     start, end = min(m.period.start for m in members), max(m.period.end for m in members)
     for user_id, sent_at in session.execute(
         select(InboundMessage.user_id, InboundMessage.sent_at).where(
@@ -93,35 +88,43 @@ def week_inputs(session: Session, members: Sequence[Member], self_log_cap: int) 
         )
     ):
         nodes[node.user_id].append(node)
-    if self_log_cap > 0:
-        ranked = (
-            select(
-                SelfLogEntry.id,
-                func.row_number()
-                .over(partition_by=SelfLogEntry.user_id, order_by=(SelfLogEntry.said_at.desc(), SelfLogEntry.id.desc()))
-                .label("rank"),
-            )
-            .where(SelfLogEntry.user_id.in_(ids))
-            .subquery()
+    return WeekActivity(turns, nodes)
+
+
+def newest_self_logs(session: Session, user_ids: Sequence[str], cap: int) -> dict[str, list[SelfLogEntry]]:
+    """Each user's ``cap`` newest self-log entries, oldest first; one query for the chunk."""
+    found: dict[str, list[SelfLogEntry]] = defaultdict(list)
+    if not user_ids or cap <= 0:
+        return found
+    newest_first = (SelfLogEntry.said_at.desc(), SelfLogEntry.id.desc())
+    ranked = (
+        select(
+            SelfLogEntry.id,
+            func.row_number().over(partition_by=SelfLogEntry.user_id, order_by=newest_first).label("rank"),
         )
-        for entry in session.scalars(
-            select(SelfLogEntry)
-            .join(ranked, ranked.c.id == SelfLogEntry.id)
-            .where(ranked.c.rank <= self_log_cap)
-            .order_by(SelfLogEntry.said_at, SelfLogEntry.id)
-        ):
-            log[entry.user_id].append(entry)
-    return WeekInputs(turns, nodes, log)
+        .where(SelfLogEntry.user_id.in_(list(user_ids)))
+        .subquery()
+    )
+    for entry in session.scalars(
+        select(SelfLogEntry)
+        .join(ranked, ranked.c.id == SelfLogEntry.id)
+        .where(ranked.c.rank <= cap)
+        .order_by(SelfLogEntry.said_at, SelfLogEntry.id)
+    ):
+        found[entry.user_id].append(entry)
+    return found
 
 
-def nodes_of_user(session: Session, user_id: str, node_ids: Sequence[int]) -> dict[int, int]:
-    """Of ``node_ids``, those that exist and are ``user_id``'s, with their depth."""
+def nodes_of_user(session: Session, user_id: str, node_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Of ``node_ids``, those that exist and are ``user_id``'s, with their (depth, poignancy)."""
     if not node_ids:
         return {}
     rows = session.execute(
-        select(MemoryNode.id, MemoryNode.depth).where(MemoryNode.id.in_(list(node_ids)), MemoryNode.user_id == user_id)
+        select(MemoryNode.id, MemoryNode.depth, MemoryNode.poignancy).where(
+            MemoryNode.id.in_(list(node_ids)), MemoryNode.user_id == user_id
+        )
     )
-    return {node_id: depth for node_id, depth in rows}
+    return {node_id: (depth, poignancy) for node_id, depth, poignancy in rows}
 
 
 def add_chapter(session: Session, values: dict[str, Any]) -> bool:

@@ -31,6 +31,8 @@ TASK_MODULES = [
     "tasks.guard",
     "tasks.batches",
     "tasks.jobs",
+    "tasks.chapters",
+    "tasks.arcs",
     "tasks.notifications",
     "tasks.followups",
     "tasks.digest",

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ella.arcs import relationship_block
 from ella.contract import IngestPayload
 from ella.guard.disclosure import DisclosurePolicy
 from ella.ledger.anchors import seed_anchors
@@ -25,6 +26,8 @@ from ella.llm.port import ModelPort
 from ella.profile import window_minutes
 from ella.reply import ReplyContext, ReplyOutcome, ReplyPolicy, respond
 from ella.selflog import recent_thoughts
+from models.arcs import current_arc
+from models.chapters import latest_chapter
 from models.memory import user_nodes
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
@@ -62,7 +65,8 @@ def disclosure_policy(settings: Settings) -> DisclosurePolicy:
 
 
 def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
-    """What the reply model is shown of this user: history, memory nodes, world brief, recent thoughts."""
+    """What the reply model is shown of this user: history, memory nodes, world brief, recent thoughts, and
+    where the two of them are (the current arc and the latest chapter: the cached system side)."""
     settings = get_settings()
     user_id = payload.user_id
     with session_scope() as session:  # a write transaction: a new world is anchored, the clock may tick
@@ -74,6 +78,7 @@ def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
             nodes=user_nodes(session, user_id),
             world_brief=brief,
             recent_thoughts=recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply)),
+            relationship=relationship_block(current_arc(session, user_id), latest_chapter(session, user_id)),
         )
 
 

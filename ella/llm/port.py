@@ -82,6 +82,7 @@ class ModelPort:
         world_brief: str = "",
         recent_thoughts: str = "",
         history: Sequence[tuple[str, str]] = (),
+        relationship: str = "",
     ) -> CompletionRequest:
         tier = KINDS[kind].tier
         return build_request(
@@ -93,6 +94,7 @@ class ModelPort:
             world_brief=world_brief,
             recent_thoughts=recent_thoughts,
             history=history,
+            relationship=relationship,
         )
 
     @overload
@@ -106,6 +108,7 @@ class ModelPort:
         world_brief: str = "",
         recent_thoughts: str = "",
         history: Sequence[tuple[str, str]] = (),
+        relationship: str = "",
     ) -> ModelResult[T]: ...
 
     @overload
@@ -119,6 +122,7 @@ class ModelPort:
         world_brief: str = "",
         recent_thoughts: str = "",
         history: Sequence[tuple[str, str]] = (),
+        relationship: str = "",
     ) -> ModelResult[KindOutput]: ...
 
     def call(
@@ -131,6 +135,7 @@ class ModelPort:
         world_brief: str = "",
         recent_thoughts: str = "",
         history: Sequence[tuple[str, str]] = (),
+        relationship: str = "",
     ) -> ModelResult[Any]:
         """Ask, validate, repair up to ``max_repairs`` times, else return the kind's fail-safe.
 
@@ -140,7 +145,9 @@ class ModelPort:
         ``context`` feeds validation (``statement_count`` for insights, ``candidate_count`` for verdicts).
         """
         output = KINDS[kind] if isinstance(kind, str) else kind
-        return self._call(output, variables, user_id, context or {}, world_brief, recent_thoughts, history)
+        return self._call(
+            output, variables, user_id, context or {}, world_brief, recent_thoughts, history, relationship
+        )
 
     def _call(
         self,
@@ -151,10 +158,17 @@ class ModelPort:
         world_brief: str,
         recent_thoughts: str,
         history: Sequence[tuple[str, str]],
+        relationship: str = "",
     ) -> ModelResult[T]:
         kind = output.kind
         request = self.request(
-            kind, variables, user_id=user_id, world_brief=world_brief, recent_thoughts=recent_thoughts, history=history
+            kind,
+            variables,
+            user_id=user_id,
+            world_brief=world_brief,
+            recent_thoughts=recent_thoughts,
+            history=history,
+            relationship=relationship,
         )
         total = Usage()
         last_error = ""

@@ -2,6 +2,7 @@
 
 Layout of every request, the seed's order, stable first so that Anthropic's prompt cache serves it:
   system     persona + the kind's instructions     (stable per kind)
+  system     YOU AND THIS PERSON: the current arc and the latest chapter (changes monthly and weekly; reply)
   system     WORLD FACTS: the world brief           (changes when the ledger does)
   system     YOUR RECENT THOUGHTS: the self-log     (changes when Ella says something new about herself;
                                                      breakpoint on the last system block)
@@ -78,12 +79,15 @@ def build_request(
     world_brief: str = "",
     recent_thoughts: str = "",
     history: Sequence[tuple[str, str]] = (),
+    relationship: str = "",
 ) -> CompletionRequest:
     schema = KINDS[kind]
     instructions, volatile = template(kind)
     values = {k: render_value(v) for k, v in variables.items()}
     values["example"] = schema.example().model_dump_json()
     sections = [persona() + "\n\n" + instructions.substitute(values)]
+    if relationship:  # its own block: the persona and instructions before it stay one prefix for every user
+        sections.append(relationship)
     if world_brief:
         sections.append(f"{brief.HEADING}\n{world_brief}")
     if recent_thoughts:
