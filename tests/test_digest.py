@@ -381,3 +381,36 @@ def test_the_arc_and_latest_chapter_reach_the_request_variables(migrated_db):
     assert by_user[other].variables["arc_stage"].startswith("(not known yet")
     rendered = offline().request("digest", by_user[user].variables, user_id=user).messages[-1].blocks[0].text
     assert "stage warming" in rendered and mindful in rendered and "The interview week, in short." in rendered
+
+
+# --- through the job's runner -------------------------------------------------------------------------------------
+
+
+def test_the_beat_runner_plans_the_digest_once_and_the_offline_answer_becomes_a_candidate(migrated_db):
+    """``tasks.jobs.run_inline`` at 07:xx on the users' clocks: one request for the one active user, the idle and
+    the notifications-off users counted, the mark set; a second pass in the same hour plans nothing again."""
+    from models.runs import marks
+    from tasks.jobs import run_inline
+
+    offset = (7 - NOW.hour) % 24
+    offset = offset - 24 if offset > 14 else offset
+    zone = f"Etc/GMT{-offset:+d}" if offset else "UTC"  # POSIX signs: Etc/GMT-3 is three hours ahead of UTC
+    assert NOW.astimezone(ZoneInfo(zone)).hour == 7
+    active, idle, off = make_user(), make_user(), make_user(notifications=False)
+    with session_scope() as s:
+        for u in (active, idle, off):
+            s.get_one(User, u).timezone = zone
+    fact = add_fact(active, recorded=LAST_DIGEST + timedelta(hours=1))
+    add_turn(off, LAST_DIGEST + timedelta(hours=1))
+
+    totals = run_inline(Job.DIGEST, NOW)
+
+    assert (totals["requests"], totals["idle"], totals["notifications_off"]) == (1, 1, 1)
+    with autocommit_scope() as s:
+        assert set(marks(s, Job.DIGEST, [active, idle, off])) == {active, idle, off}  # idle and off: yesterday's
+        assert marks(s, Job.DIGEST, [active])[active] == NOW
+    assert run_inline(Job.DIGEST, NOW).get("requests", 0) == 0
+    batches.flush_pending(offline())
+    (made,) = candidates(active)
+    assert (made.kind, made.fact_ids) == ("digest", [fact])
+    assert candidates(idle) == candidates(off) == []
