@@ -130,3 +130,32 @@ def unpriced_by_model(groups: Iterable[Unpriced]) -> list[Unpriced]:
     for group in groups:
         totals[group.model] = totals[group.model] + group if group.model in totals else group
     return sorted(totals.values(), key=lambda u: (-u.tokens.total, u.model))
+
+
+# --- which job a call served -------------------------------------------------------------------------------------
+
+# Why by kind: a usage row records the prompt kind, and each kind is asked by exactly one job of the house, so
+# "what does the digest cost us, and what the live reply" is read from the rows with no extra column. A kind
+# added later and not listed here is reported as ``OTHER_JOB`` (visible, never silently merged into a job).
+OTHER_JOB = "other"
+JOB_OF_KIND: dict[str, str] = {
+    "reply": "live reply",
+    "poignancy": "memory",
+    "event_triple": "memory",
+    "perception": "memory",
+    "focal_points": "memory",
+    "insights": "memory",
+    "memo": "memory",
+    "planning_thought": "memory",
+    "fact_extraction": "ledger",
+    "contested_verdict": "contested resolution",
+    "notification_body": "notifications",
+    "digest": "digest",
+    "chapter_distillation": "chapters",
+    "relationship_arc": "arcs",
+}
+
+
+def job_of(kind: str) -> str:
+    """The job a call of prompt ``kind`` was made for (``OTHER_JOB`` for a kind the map does not know)."""
+    return JOB_OF_KIND.get(kind, OTHER_JOB)

@@ -17,7 +17,7 @@ from sqlalchemy import Boolean, Float, Index, Integer, String, Text, func, inser
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.llm.port import CallRecord
-from ella.usage import BATCH_FACTOR, ModelPrice, PriceList, Tokens, Unpriced, unpriced_by_model
+from ella.usage import BATCH_FACTOR, ModelPrice, PriceList, Tokens, Unpriced, job_of, unpriced_by_model
 from models.base import Base, BigId, UTCDateTime, utcnow
 
 
@@ -149,3 +149,64 @@ def spend_per_user_day(
         )
         for (d, uid), t in sorted(tokens.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
     ]
+
+
+@dataclass(frozen=True)
+class JobSpend:
+    """What one job (``ella.usage.job_of`` the calls' kinds) cost: ``usd`` with the batch discount applied,
+    ``list_usd`` what the same calls would have cost unbatched; ``unpriced`` names the calls no price covers."""
+
+    job: str
+    calls: int
+    batched_calls: int
+    tokens: Tokens
+    usd: float
+    list_usd: float
+    unpriced: tuple[Unpriced, ...] = ()
+
+
+def spend_per_job(session: Session, prices: PriceList, since: datetime | None = None) -> list[JobSpend]:
+    """Spend per job, most expensive first: the rows grouped by kind, model and batch, priced by ``prices``."""
+    query = select(
+        ModelCall.kind,
+        ModelCall.model,
+        ModelCall.batch,
+        func.count(),
+        func.sum(ModelCall.input_tokens),
+        func.sum(ModelCall.output_tokens),
+        func.sum(ModelCall.cache_write_tokens),
+        func.sum(ModelCall.cache_read_tokens),
+    ).group_by(ModelCall.kind, ModelCall.model, ModelCall.batch)
+    if since is not None:
+        query = query.where(ModelCall.created_at >= since)
+    calls: Counter[str] = Counter()
+    batched: Counter[str] = Counter()
+    tokens: dict[str, Tokens] = defaultdict(Tokens)
+    usd: dict[str, float] = defaultdict(float)
+    list_usd: dict[str, float] = defaultdict(float)
+    unpriced: dict[str, list[Unpriced]] = defaultdict(list)
+    for kind, model, batch, n, tin, tout, tcw, tcr in session.execute(query):
+        job = job_of(kind)
+        group = Tokens(tin or 0, tout or 0, tcw or 0, tcr or 0)
+        calls[job] += n
+        batched[job] += n if batch else 0
+        tokens[job] += group
+        cost = prices.usd(model, group, batch=bool(batch))
+        if cost is None:
+            unpriced[job].append(Unpriced(model, n, group))
+            continue
+        usd[job] += cost
+        list_usd[job] += prices.usd(model, group, batch=False) or 0.0
+    spends = [
+        JobSpend(
+            job,
+            calls[job],
+            batched[job],
+            tokens[job],
+            round(usd[job], 6),
+            round(list_usd[job], 6),
+            tuple(unpriced_by_model(unpriced[job])),
+        )
+        for job in tokens
+    ]
+    return sorted(spends, key=lambda s: (-s.usd, s.job))

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from workers.cli_guard import compliance_cli, guard_cli
+from workers.cli_jobs import jobs_cli
 from workers.cli_notifications import notifications_cli
 from workers.cli_users import users_cli
 from workers.cli_world import ledger_cli, review_cli, selflog_cli
@@ -30,6 +31,7 @@ cli.add_typer(guard_cli, name="guard")
 cli.add_typer(compliance_cli, name="compliance")
 cli.add_typer(notifications_cli, name="notifications")
 cli.add_typer(users_cli, name="users")
+cli.add_typer(jobs_cli, name="jobs")
 PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 
@@ -131,24 +133,22 @@ def cost(
     user: str = typer.Option(None, "--user", help="Only this user id."),
     since: datetime = typer.Option(None, "--since", formats=["%Y-%m-%d"], help="From this UTC day (YYYY-MM-DD)."),
 ) -> None:
-    """Model spend per user per day, from model_calls and the price table (ELLA_PRICES).
+    """Model spend per user per day, then per job (digest, chapters, live reply...), batched calls discounted.
 
     Calls of a model with no price are not in the USD figures: a warning names each such model.
     """
     from rich.table import Column, Table
 
     from ella.usage import PriceList, unpriced_by_model
-    from models.usage import spend_per_user_day
+    from models.usage import spend_per_job, spend_per_user_day
     from workers import db
 
     settings = get_settings()
+    price_list = PriceList(settings.prices, settings.batch_price_factor)
+    start = since.replace(tzinfo=UTC) if since else None
     with db.autocommit_scope() as session:
-        rows = spend_per_user_day(
-            session,
-            PriceList(settings.prices, settings.batch_price_factor),
-            user_id=user,
-            since=since.replace(tzinfo=UTC) if since else None,
-        )
+        rows = spend_per_user_day(session, price_list, user_id=user, since=start)
+        jobs = [] if user else spend_per_job(session, price_list, since=start)
     table = Table(
         Column("day", no_wrap=True),
         Column("user", no_wrap=True),
@@ -174,6 +174,21 @@ def cost(
         )
     Console().print(table)
     Console().print(f"total USD {sum(r.usd for r in rows):.4f}")
+    if jobs:
+        by_job = Table(
+            Column("job", no_wrap=True),
+            "calls",
+            "batched",
+            "tokens",
+            Column("USD", no_wrap=True),
+            Column("USD unbatched", no_wrap=True),
+            title=f"by job (batched calls at {price_list.batch_factor:g} of the price)",
+        )
+        for j in jobs:
+            by_job.add_row(
+                j.job, str(j.calls), str(j.batched_calls), str(j.tokens.total), f"{j.usd:.4f}", f"{j.list_usd:.4f}"
+            )
+        Console().print(by_job)
     for u in unpriced_by_model(u for r in rows for u in r.unpriced):
         t = u.tokens
         typer.echo(
