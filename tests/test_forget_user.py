@@ -35,7 +35,9 @@ from models import (
     ModelCall,
     NotificationCandidate,
     OutboxRecord,
+    RelationshipArcRow,
     SelfLogEntry,
+    StoryChapter,
     User,
     WorldFact,
 )
@@ -143,6 +145,21 @@ PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
         ModelCall(
             user_id=user, kind="reply", tier="live", model="m", provider="offline", outcome="error", error=canary
         )  # fmt: skip
+    ),
+    "story_chapters": lambda s, user, canary: s.add(
+        StoryChapter(
+            user_id=user,
+            period="2026-W48",
+            period_start=NOW,
+            period_end=NOW,
+            title="t",
+            summary=canary,
+            key_moments=json.dumps([{"text": canary, "node_ids": [1]}]),
+            cited_node_ids="[1]",
+        )  # fmt: skip
+    ),
+    "relationship_arcs": lambda s, user, canary: s.add(
+        RelationshipArcRow(user_id=user, period="2026-10", stage="warming", trajectory="rising", mindful_of=canary)
     ),
     "model_batch_items": lambda s, user, canary: s.add(
         ModelBatchItem(
