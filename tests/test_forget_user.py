@@ -29,6 +29,9 @@ from models import (
     FactReview,
     ForgottenUser,
     InboundMessage,
+    JobChunk,
+    JobMark,
+    JobRun,
     MemoryNode,
     ModelBatch,
     ModelBatchItem,
@@ -78,6 +81,14 @@ def _fact_event(s: Session, user: str, canary: str) -> None:
                     note=canary))  # fmt: skip
 
 
+def _job_chunk(s: Session, user: str, canary: str) -> None:
+    """A chunk's keyset bounds are user ids: this one ends at the user (its run pages by keyset too)."""
+    run = JobRun(job="digest", period=f"c-{uuid.uuid4().hex[:8]}")
+    s.add(run)
+    s.flush()
+    s.add(JobChunk(run_id=run.id, seq=0, after_user="", through_user=user, users=1))
+
+
 # One planter per table that holds a user's data: each writes a row carrying the canary (the user id is in it too).
 PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
     "users": lambda s, user, canary: s.add(User(id=user, timezone="Europe/London", locale=canary[:16])),
@@ -113,6 +124,10 @@ PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
         )  # fmt: skip
     ),
     "self_log": lambda s, user, canary: s.add(SelfLogEntry(user_id=user, content=canary)),
+    "job_marks": lambda s, user, canary: s.add(JobMark(user_id=user, job="digest", period="2026-11-30",
+                                                       requested_at=NOW)),  # fmt: skip
+    "job_runs": lambda s, user, canary: s.add(JobRun(job="digest", period=f"p-{uuid.uuid4().hex[:8]}", cursor=user)),
+    "job_chunks": _job_chunk,
     "notification_candidates": lambda s, user, canary: s.add(
         NotificationCandidate(
             user_id=user,

@@ -9,6 +9,7 @@ user whose planning fails is dead-lettered and the others are planned; idle user
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -279,3 +280,53 @@ def test_forgetting_a_user_keeps_the_chunk_bounds_selecting_the_same_users(migra
     for chunk_id in chunk_ids:
         job_tasks.run_chunk(chunk_id, SLOT_NOW)
     assert set(queued()) == {uid for uid in ids if int(uid[-1]) % 2 == 0 and uid != ids[6]}
+
+
+@pytest.mark.integration
+def test_beats_planner_fans_out_into_chunk_tasks_in_a_real_worker_and_the_digest_lands(start_worker, monkeypatch):
+    """``ella.plan_jobs`` and ``ella.run_job_chunk`` in a real worker (chunks of 4): the active users' digest
+    requests queued once, the idle users' not at all, and the offline flush turns them into candidates."""
+    from tests.test_digest import add_fact, make_user
+    from workers.app import app
+
+    now = utcnow()
+    offset = (7 - now.hour) % 24
+    offset = offset - 24 if offset > 14 else offset
+    zone = f"Etc/GMT{-offset:+d}" if offset else "UTC"  # where it is 07:xx now (POSIX signs: Etc/GMT-3 is UTC+3)
+    active = [make_user() for _ in range(5)]
+    idle = [make_user() for _ in range(6)]
+    with session_scope() as s:
+        for uid in active + idle:
+            s.get_one(User, uid).timezone = zone
+    for uid in active:
+        add_fact(uid, recorded=now - timedelta(hours=2))
+
+    start_worker(env={"ELLA_JOB_CHUNK_SIZE": "4"})
+    app.send_task("ella.plan_jobs", kwargs={"jobs": ["digest"]})
+
+    def run_done() -> run_store.JobRun | None:
+        with session_scope() as s:
+            run = s.scalars(select(run_store.JobRun).where(run_store.JobRun.state == run_store.DONE,
+                                                           run_store.JobRun.users_total > 0)).one_or_none()  # fmt: skip
+            if run is not None:
+                s.expunge(run)
+            return run
+
+    from tests.conftest import wait_for
+
+    run = wait_for(run_done, 60, what="the digest run to be planned and its chunks run")
+    assert isinstance(run, run_store.JobRun)
+    assert (run.users_total, run.chunks_total, run.requests, run.idle) == (11, 3, 5, 6)
+    assert queued() == Counter({uid: 1 for uid in active})
+    app.send_task("ella.flush_model_batches")
+
+    def candidates() -> set[str]:
+        from models import NotificationCandidate
+
+        with session_scope() as s:
+            return set(s.scalars(select(NotificationCandidate.user_id).where(NotificationCandidate.kind == "digest")))
+
+    assert wait_for(lambda: candidates() == set(active), 60, what="one digest candidate per active user")
+    app.send_task("ella.plan_jobs", kwargs={"jobs": ["digest"]})  # a second beat tick in the same hour
+    time.sleep(2)  # not a timed assertion: what a second tick could wrongly queue would be queued by now
+    assert queued() == Counter({uid: 1 for uid in active})
