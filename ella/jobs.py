@@ -51,13 +51,14 @@ class Cadence:
         return self.month_day is None or day.day == self.month_day
 
 
-# The digest at 07:00 opens the user's day; the chapter on Monday 03:00 closes their week; the arc on the 1st
-# at 04:00 closes their month. Early hours: the results are back (within the day, at batch prices) before the
-# user's active hours, and the chapter lands before the month's arc reads it.
+# The digest at 07:00 opens the user's day; the chapter on Monday 03:00 closes their week; the arc on the 2nd
+# at 04:00 closes the month before. Early hours: the results are back (within the day, at batch prices) before
+# the user's active hours. The arc waits a day past the month's end because a week that ends on the 1st has its
+# chapter queued at 03:00 that morning, and a batch may take up to 24 hours to answer.
 CADENCES: dict[Job, Cadence] = {
     Job.DIGEST: Cadence(local_hour=7),
     Job.CHAPTERS: Cadence(local_hour=3, weekday=0),
-    Job.ARCS: Cadence(local_hour=4, month_day=1),
+    Job.ARCS: Cadence(local_hour=4, month_day=2),
 }
 
 _ID_PREFIX = {Job.DIGEST: "dg", Job.CHAPTERS: "ch", Job.ARCS: "arc"}

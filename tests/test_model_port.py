@@ -191,7 +191,7 @@ def test_the_offline_engine_answers_every_kind_with_valid_output():
             {"object": "blue", "tier": "observed", "created_at": "2026-02-01"},
         ],
         "period": "this week",
-        "memos": ["Sam had an interview."],
+        "memos": [{"id": 7, "text": "Sam had an interview.", "poignancy": 6}],
         "reason": "follow-up",
         "plan": "Ask Sam.",
         "facts": [{"id": 12, "fact": "the user has upcoming: interview", "topic": "interview", "upcoming": True}],
@@ -200,9 +200,13 @@ def test_the_offline_engine_answers_every_kind_with_valid_output():
         "chapter": "(none yet)",
         "arc_stage": "new",
         "arc_mindful_of": "(nothing noted)",
+        "chapters": [{"period": "2026-W47", "title": "The interview week", "summary": "Sam prepared for it."}],
+        "chapter_count": 1,
+        "previous": "(none)",
+        "previous_stage": "none",
     }
     port = ModelPort(OfflineProvider(), TIERS, max_repairs=0)
-    context = {"statement_count": 2, "candidate_count": 2}
+    context = {"statement_count": 2, "candidate_count": 2, "node_ids": [7]}
     for kind in KINDS:
         result = port.call(kind, variables, context=context)
         assert not result.failsafe, (kind, result.error)
