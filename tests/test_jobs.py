@@ -330,3 +330,22 @@ def test_beats_planner_fans_out_into_chunk_tasks_in_a_real_worker_and_the_digest
     app.send_task("ella.plan_jobs", kwargs={"jobs": ["digest"]})  # a second beat tick in the same hour
     time.sleep(2)  # not a timed assertion: what a second tick could wrongly queue would be queued by now
     assert queued() == Counter({uid: 1 for uid in active})
+
+
+def test_each_job_asks_its_seed_tier_configured_in_settings_and_never_a_deprecated_model():
+    """The addendum's tiers: the digest and contested resolution on the small model, the distillation (chapters
+    and arcs) on the top one; model ids come from settings, and none is past its end of life."""
+    from ella.llm.kinds import KINDS
+    from workers.settings import Settings
+
+    job_kinds = ("digest", "contested_verdict", "chapter_distillation", "relationship_arc")
+    assert {kind: KINDS[kind].tier for kind in job_kinds} == {
+        "digest": "digest", "contested_verdict": "contested_resolve", "chapter_distillation": "narrative_distill",
+        "relationship_arc": "narrative_distill",
+    }  # fmt: skip
+    settings = Settings()
+    tiers = settings.model_tiers
+    assert "haiku" in tiers["digest"] and "haiku" in tiers["contested_resolve"]
+    assert "sonnet" in tiers["narrative_distill"] and tiers["narrative_distill"] != "claude-sonnet-4-5"
+    assert settings.deprecated_models() == {}
+    assert Settings(model_digest="claude-3-5-haiku-latest").model_tiers["digest"] == "claude-3-5-haiku-latest"
