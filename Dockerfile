@@ -49,7 +49,8 @@ COPY --from=build /opt/venv /opt/venv
 # The working directory is where the embedded default (unset ELLA_DATABASE_URL / ELLA_REDIS_URL) keeps var/,
 # so the user may write there; in compose both URLs are set and nothing is written.
 WORKDIR /app
-RUN chown ella:ella /app
+# var/images exists in the image, owned by the user, so the compose volume mounted there starts writable.
+RUN mkdir -p /app/var/images && chown -R ella:ella /app
 
 # The boundary regression corpus the nightly beat task runs comes with the package (ella/guard/data/, package
 # data), so ELLA_GUARD_CORPUS_PATH needs no setting here.

@@ -8,6 +8,7 @@ from models.chapters import StoryChapter
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
 from models.erasure import ForgottenUser
+from models.images import ImageAnchorRow
 from models.ledger import FactEvent, WorldFact
 from models.memory import MemoryNode
 from models.message import InboundMessage
@@ -28,6 +29,7 @@ __all__ = [
     "FactEvent",
     "FactReview",
     "ForgottenUser",
+    "ImageAnchorRow",
     "InboundMessage",
     "JobChunk",
     "JobMark",

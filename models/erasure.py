@@ -30,6 +30,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, UTCDateTime, dialect_insert, utcnow
 from models.dead_letter import DeadLetter
+from models.images import hashes_of as image_hashes_of
 from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.notifications import NotificationCandidate
@@ -71,13 +72,14 @@ class Traces:
     """What the stores outside the database are keyed by, read from the user's rows before they go.
 
     ``outbox_uids``: the publish markers in Redis; ``message_ids``: the inbox; ``texts``: anything a store
-    keyed by a text's hash may hold.
+    keyed by a text's hash may hold; ``image_hashes``: the image store's files of the user's anchors.
     """
 
     user_id: str
     outbox_uids: set[str] = field(default_factory=set)
     message_ids: set[str] = field(default_factory=set)
     texts: set[str] = field(default_factory=set)
+    image_hashes: set[str] = field(default_factory=set)
 
 
 def collect_traces(session: Session, user_id: str) -> Traces:
@@ -95,6 +97,7 @@ def collect_traces(session: Session, user_id: str) -> Traces:
         (NotificationCandidate.body, NotificationCandidate.user_id),
     ):
         traces.texts.update(session.scalars(select(column).where(owner == user_id)))
+    traces.image_hashes.update(image_hashes_of(session, user_id))
     return traces
 
 

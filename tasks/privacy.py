@@ -31,6 +31,7 @@ from typing import Any, cast
 
 from models.erasure import Traces, bury, collect_traces, erase_user_rows, register_store, store_erasers, tombstone_key
 from workers import events
+from workers import images as _images  # noqa: F401  (registers the "images" store: the anchors' bytes)
 from workers.app import app
 from workers.db import session_scope
 from workers.inbox import InboxKeys

@@ -411,3 +411,16 @@ def test_dockerfile_copies_everything_the_package_ships():
 def test_dockerignore_keeps_secrets_and_local_state_out_of_the_build():
     patterns = {line.strip().rstrip("/") for line in DOCKERIGNORE.read_text().splitlines()}
     assert {".env", ".venv", "var", ".git"} <= patterns
+
+
+def test_every_worker_keeps_image_anchor_bytes_on_the_declared_named_volume_the_settings_point_at():
+    """A worker renders an anchor once and any worker reads it later: the bytes must be on one shared volume,
+    at the directory the settings resolve ``image_dir`` to (not in a container's throwaway layer)."""
+    workers = celery_services("worker")
+    assert workers
+    for name in workers:
+        target = environment(SERVICES[name]).get("ELLA_IMAGE_DIR", "")
+        assert target.startswith("/"), f"{name}: ELLA_IMAGE_DIR is not an absolute path"
+        source = named_volume_at(SERVICES[name], target)
+        assert source, f"{name}: nothing mounted at {target}"
+        assert source in (COMPOSE.get("volumes") or {}), f"{name}: {source!r} is not a declared named volume"

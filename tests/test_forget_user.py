@@ -28,6 +28,7 @@ from models import (
     FactEvent,
     FactReview,
     ForgottenUser,
+    ImageAnchorRow,
     InboundMessage,
     JobChunk,
     JobMark,
@@ -124,6 +125,9 @@ PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
         )  # fmt: skip
     ),
     "self_log": lambda s, user, canary: s.add(SelfLogEntry(user_id=user, content=canary)),
+    "image_anchors": lambda s, user, canary: s.add(
+        ImageAnchorRow(user_id=user, entity="loch", version=1, sha256="0" * 64, prompt=canary)
+    ),
     "job_marks": lambda s, user, canary: s.add(JobMark(user_id=user, job="digest", period="2026-11-30",
                                                        requested_at=NOW)),  # fmt: skip
     "job_runs": lambda s, user, canary: s.add(JobRun(job="digest", period=f"p-{uuid.uuid4().hex[:8]}", cursor=user)),
@@ -305,7 +309,7 @@ def test_every_table_is_erased_or_kept_with_a_reason_and_every_erased_table_has_
     assert set(kept_tables()) == {"crisis_referrals", "model_batches", "forgotten_users"}
     assert set(store_erasers()) == {
         "redis:inbox", "redis:outbox_stream", "redis:publish_markers", "redis:locks", "redis:embedding_cache", "logs",
-        "broker:queues",
+        "broker:queues", "images",
     }  # fmt: skip
 
 

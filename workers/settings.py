@@ -215,13 +215,21 @@ class Settings(BaseSettings):
     notification_generic_fresh_h: float = Field(12.0, gt=0, description="How long a generic check-in stays fresh.")
     notification_dispatch_interval_s: float = Field(300.0, gt=0, description="How often beat dispatches.")
     notification_page: int = Field(500, ge=1, description="Candidates or users per page of a notification job.")
+    image_provider: Literal["auto", "offline", "http"] = Field(
+        "auto",
+        description="auto: http when image_api_url is set, else offline (a deterministic picture of the prompt).",
+    )
+    image_api_url: str | None = Field(None, description="POST {prompt} here; the answer is the image (or base64 JSON).")
+    image_api_key: SecretStr | None = Field(None, description="Bearer token of image_api_url (environment only).")
+    image_timeout_s: float = Field(120.0, gt=0, description="One render's HTTP budget; also the render lock's wait.")
+    image_dir: Path | None = Field(None, description="The image store (files named by sha256); unset: var_dir/images.")
     forget_hmac_key: SecretStr = Field(
         SecretStr("ella-development-forget-secret"),
         description="Key of the erased users' tombstones (HMAC of the user id): set your own in production, "
         "and keep it: a changed key no longer recognises earlier erasures.",
     )
 
-    @field_validator("anthropic_api_key", "flower_basic_auth", mode="before")
+    @field_validator("anthropic_api_key", "flower_basic_auth", "image_api_key", "image_api_url", mode="before")
     @classmethod
     def _empty_secret_is_unset(cls, value: object) -> object:
         """Compose passes ``${VAR:-}`` as an empty string: that means "not configured", not an empty key."""
@@ -338,6 +346,10 @@ class Settings(BaseSettings):
     @property
     def var_path(self) -> Path:
         return self.var_dir.expanduser().resolve()
+
+    @property
+    def image_path(self) -> Path:
+        return self.image_dir.expanduser().resolve() if self.image_dir else self.var_path / "images"
 
     @property
     def effective_database_url(self) -> str:

@@ -1,0 +1,222 @@
+"""Image anchors: a picture of a world entity, drawn on its first reference and never drawn again.
+
+The seed's anchor-first pattern (section 3): Ella "discovers" the loch, the loch's picture is rendered then and
+becomes its anchor; until that first reference nothing is rendered and nothing is paid. Once it exists, a
+reference costs a lookup. The image model is the only costly call, so everything here is about not calling it.
+
+What may change a picture: only canon. An anchor records the ledger fact it was drawn from (the cottage door is
+red); when that fact has been superseded and the live fact of its chain is canon (the door was repainted blue),
+a new version may be drawn, and the old one is kept (history, and a user who saw the red door saw it). An
+observed or rumored change, or a user's claim, never redraws: the seed's "canon gates visual regeneration".
+An anchor drawn from no fact never changes.
+
+Here, in plain Python (no database, no network): the generator port, the offline generator (a deterministic
+picture drawn from the prompt, a small PNG made with zlib and struct, so the demo and the tests need no
+network), the content-addressed byte store (a file named by the sha256 of its bytes), and the rule above.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+from ella.ledger.rules import Tier
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# Leading bytes of the image formats a provider may answer with.
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (PNG_SIGNATURE, "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+class ImageGenerator(Protocol):
+    """The port to an image model: one prompt in, the image's bytes out (raises ImageProviderError)."""
+
+    name: str
+
+    def render(self, prompt: str) -> bytes: ...
+
+
+class ImageProviderError(RuntimeError):
+    """The image provider failed or answered with something that is not an image."""
+
+
+def image_type(data: bytes) -> str | None:
+    """The media type of ``data`` by its leading bytes (PNG, JPEG, GIF, WebP), None when it is none of them."""
+    for magic, media in _MAGIC:
+        if data.startswith(magic):
+            return media
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+# --- the offline generator -------------------------------------------------------------------------------------
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+
+def encode_png(width: int, height: int, pixels: list[bytes]) -> bytes:
+    """A truecolour 8-bit PNG of ``height`` rows of ``width`` RGB triples each (``pixels``: one bytes per row)."""
+    if len(pixels) != height or any(len(row) != 3 * width for row in pixels):
+        raise ValueError(f"need {height} rows of {3 * width} bytes")
+    raw = b"".join(b"\x00" + row for row in pixels)  # filter type 0 (none) before each row
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # depth 8, colour type 2 (RGB)
+    return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's IHDR chunk, None when ``data`` is not a PNG that starts with one."""
+    if not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR":
+        return None
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
+
+
+def draw(prompt: str, size: int = 64, cells: int = 8) -> bytes:
+    """A ``size`` x ``size`` PNG of ``cells`` x ``cells`` colour blocks, every colour taken from a hash of the
+    prompt: the same prompt always gives the same bytes, two prompts almost surely different ones."""
+    if size % cells:
+        raise ValueError("size must be a multiple of cells")
+    colours: list[bytes] = []
+    counter = 0
+    while len(colours) < cells * cells:
+        digest = hashlib.sha256(f"{counter}:{prompt}".encode()).digest()
+        colours.extend(digest[i : i + 3] for i in range(0, 30, 3))
+        counter += 1
+    block = size // cells
+    rows = []
+    for y in range(cells):
+        row = b"".join(colours[y * cells + x] * block for x in range(cells))
+        rows.extend([row] * block)
+    return encode_png(size, size, rows)
+
+
+class OfflineImages:
+    """The generator with no network: a deterministic picture of the prompt (``draw``)."""
+
+    name = "offline"
+
+    def render(self, prompt: str) -> bytes:
+        return draw(prompt)
+
+
+# --- the content-addressed byte store --------------------------------------------------------------------------
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class ContentStore:
+    """Image bytes in a directory, one file per content, named by the sha256 of its bytes (hex).
+
+    Why content-addressed: a file never changes once written (a new version is a new file), two writers of the
+    same bytes write the same file, and the index in the database holds only the hash.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, sha256: str) -> Path:
+        if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
+            raise ValueError(f"not a sha256 hex digest: {sha256!r}")
+        return self.root / sha256
+
+    def put(self, data: bytes) -> str:
+        """Store ``data`` (atomically: a reader sees the whole file or none); its sha256."""
+        sha = sha256_of(data)
+        target = self.path(sha)
+        if target.exists():
+            return sha
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return sha
+
+    def get(self, sha256: str) -> bytes:
+        return self.path(sha256).read_bytes()
+
+    def has(self, sha256: str) -> bool:
+        return self.path(sha256).is_file()
+
+    def remove(self, sha256: str) -> bool:
+        """Delete the file; whether there was one."""
+        try:
+            self.path(sha256).unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+
+# --- which version is current, and when a new one is allowed ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImageAnchor:
+    """One version of an entity's picture for one user. The current one has no ``superseded_at``."""
+
+    user_id: str
+    entity: str
+    version: int
+    sha256: str
+    prompt: str
+    fact_id: int | None
+    created_at: datetime
+    superseded_at: datetime | None = None
+
+    @property
+    def current(self) -> bool:
+        return self.superseded_at is None
+
+
+@dataclass(frozen=True)
+class Successor:
+    """The live fact of the chain of the fact an anchor was drawn from, when that is another fact."""
+
+    fact_id: int
+    tier: str
+
+
+class Decision(StrEnum):
+    USE = "use"  # the current anchor stands: no render
+    DRAW_FIRST = "draw_first"  # the first reference: render version 1
+    REDRAW = "redraw"  # a canon supersession of what the picture shows: render the next version, keep the old
+
+
+def decide(current: ImageAnchor | None, successor: Successor | None) -> Decision:
+    """What a reference to an entity does, given its current anchor and the successor of its fact.
+
+    Only a canon successor of the fact the anchor was drawn from allows a new version; anything else (no fact,
+    the fact still live, a successor that is observed, rumored, a user's claim or inferred) uses the anchor.
+    """
+    if current is None:
+        return Decision.DRAW_FIRST
+    if current.fact_id is None or successor is None or successor.fact_id == current.fact_id:
+        return Decision.USE
+    return Decision.REDRAW if Tier(successor.tier) is Tier.CANON else Decision.USE
+
+
+def next_version(current: ImageAnchor | None) -> int:
+    return 1 if current is None else current.version + 1
