@@ -367,3 +367,33 @@ def test_the_http_provider_is_chosen_by_the_settings_and_needs_a_url():
     with pytest.raises(ImageSettingsError, match="ELLA_IMAGE_API_URL"):
         image_generator(Settings(image_provider="http"))
     assert Settings(image_api_key="k").masked()["image_api_key"] == "****"
+
+
+def test_world_show_lists_every_version_with_the_current_one_and_whether_its_bytes_are_stored(
+    migrated_db, tmp_path, monkeypatch
+):
+    from rich.console import Console
+
+    from workers.cli_world import print_image_anchors
+    from workers.images import get_or_create
+    from workers.settings import get_settings
+
+    monkeypatch.setenv("ELLA_IMAGE_DIR", str(tmp_path / "store"))
+    get_settings.cache_clear()
+    try:
+        user = _user()
+        red = _fact(user, "red")
+        get_or_create(user, "cottage_door", "a red cottage door", red)
+        blue = _supersede(user, red, "blue", Tier.CANON, Writer.OPERATOR)
+        redrawn = get_or_create(user, "cottage_door", "a blue cottage door", blue)
+        redrawn.path.unlink()  # a lost file shows as missing, not as stored
+        console = Console(record=True, width=220)
+
+        assert print_image_anchors(user, console) == 2
+        lines = [line for line in console.export_text().splitlines() if "cottage_door" in line]
+        assert len(lines) == 2
+        assert "red" in lines[0] and "stored" in lines[0] and "yes" not in lines[0]
+        assert "blue" in lines[1] and "MISSING" in lines[1] and "yes" in lines[1]
+        assert print_image_anchors("nobody", Console(record=True)) == 0
+    finally:
+        get_settings.cache_clear()

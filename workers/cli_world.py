@@ -135,3 +135,27 @@ def review_contested(
         candidates = "; ".join(f"{i}: {facts[i].object}" if i in facts else str(i) for i in r.ids)
         table.add_row(str(r.id), r.user_id, r.subject, r.predicate, r.tier, candidates, r.reason[:80])
     _console().print(table)
+
+
+def print_image_anchors(user: str, console: Console | None = None) -> int:
+    """The user's image anchors, every version (the current one marked), each with whether its bytes are in the
+    image store; the number of versions. Part of ``ella world show``."""
+    from models.images import all_versions
+    from workers import db
+    from workers.images import image_store
+
+    with db.autocommit_scope() as session:
+        versions = all_versions(session, user)
+    console = console or _console()
+    if not versions:
+        console.print(f"no image anchors for {user!r} (none referenced yet)")
+        return 0
+    store = image_store()
+    table = Table("entity", "version", "current", "sha256", "bytes", "drawn from fact", "created", "superseded",
+                  "prompt", title="image anchors")  # fmt: skip
+    for a in versions:
+        table.add_row(a.entity, str(a.version), "yes" if a.current else "", a.sha256[:16],
+                      "stored" if store.has(a.sha256) else "MISSING", str(a.fact_id or ""), _stamp(a.created_at),
+                      _stamp(a.superseded_at), a.prompt[:60])  # fmt: skip
+    console.print(table)
+    return len(versions)
