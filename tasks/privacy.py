@@ -40,6 +40,7 @@ from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
 from workers.settings import get_settings
+from workers.world_cache import erase_world_cache as _world_cache  # noqa: F401  (registers "redis:world_cache")
 
 log = logging.getLogger(__name__)
 

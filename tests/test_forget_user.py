@@ -309,7 +309,7 @@ def test_every_table_is_erased_or_kept_with_a_reason_and_every_erased_table_has_
     assert set(kept_tables()) == {"crisis_referrals", "model_batches", "forgotten_users"}
     assert set(store_erasers()) == {
         "redis:inbox", "redis:outbox_stream", "redis:publish_markers", "redis:locks", "redis:embedding_cache", "logs",
-        "broker:queues", "images",
+        "broker:queues", "images", "redis:world_cache",
     }  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from workers.cli_guard import compliance_cli, guard_cli
 from workers.cli_jobs import jobs_cli
 from workers.cli_notifications import notifications_cli
 from workers.cli_users import users_cli
-from workers.cli_world import ledger_cli, review_cli, selflog_cli
+from workers.cli_world import ledger_cli, review_cli, selflog_cli, world_cli
 from workers.settings import get_settings
 
 cli = typer.Typer(
@@ -27,6 +27,7 @@ cli.add_typer(db_cli, name="db")
 cli.add_typer(ledger_cli, name="ledger")
 cli.add_typer(selflog_cli, name="selflog")
 cli.add_typer(review_cli, name="review")
+cli.add_typer(world_cli, name="world")
 cli.add_typer(guard_cli, name="guard")
 cli.add_typer(compliance_cli, name="compliance")
 cli.add_typer(notifications_cli, name="notifications")

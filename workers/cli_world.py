@@ -13,6 +13,7 @@ from rich.table import Table
 ledger_cli = typer.Typer(help="Ella's world-fact ledger.", no_args_is_help=True)
 selflog_cli = typer.Typer(help="Ella's self-log (what she said about herself; never facts).", no_args_is_help=True)
 review_cli = typer.Typer(help="The human review queue.", no_args_is_help=True)
+world_cli = typer.Typer(help="Ella's lazy world: weather, mood, book, happenings.", no_args_is_help=True)
 
 
 def _when(value: str) -> datetime:
@@ -134,6 +135,35 @@ def review_contested(
     for r in reviews:
         candidates = "; ".join(f"{i}: {facts[i].object}" if i in facts else str(i) for i in r.ids)
         table.add_row(str(r.id), r.user_id, r.subject, r.predicate, r.tier, candidates, r.reason[:80])
+    _console().print(table)
+
+
+@world_cli.command("show")
+def world_show(user: str = typer.Argument(..., help="User id.")) -> None:
+    """Each world subject: its value, when it was last ticked, until when it holds, and whether the Redis cache
+    holds it (warm) or the next read will take it from the ledger (cold). Reads only: nothing is ticked."""
+    from ella.world.lazy import fresh_until, is_fresh
+    from ella.world.tickers import WorldView, tickers
+    from models import ledger
+    from workers import db
+    from workers.world_cache import get_world_cache
+
+    now = datetime.now(UTC)
+    cached = get_world_cache().cached(user)
+    with db.autocommit_scope() as session:
+        view = WorldView(user, ledger.user_zone(session, user), ledger.current(session, user))
+    table = Table("subject", "value", "tier", "last ticked", "fresh until", "cache")
+    for ticker in tickers():
+        entry, fact = cached.get(ticker.subject), view.live(ticker.subject)
+        if entry is not None:
+            state = "warm" if is_fresh(entry.until, now) else "stale"
+            table.add_row(ticker.subject, entry.text, entry.tier, _stamp(entry.touched), _stamp(entry.until), state)
+        elif fact is not None:
+            until = fresh_until(ticker.staleness, fact.valid_from, view.zone)
+            table.add_row(ticker.subject, fact.object, fact.tier, _stamp(fact.valid_from), _stamp(until),
+                          "cold (ledger)" + ("" if is_fresh(until, now) else ", stale"))  # fmt: skip
+        else:
+            table.add_row(ticker.subject, "", "", "", "", "cold (never ticked)")
     _console().print(table)
 
 

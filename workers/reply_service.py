@@ -2,9 +2,9 @@
 
 Why a module of its own: two tasks make replies the same way (``ella.ingest_message`` for users and the
 nightly ``ella.boundary_regression`` for its synthetic user), and a task module never imports another.
-Loading is here (the user's row and world first, in a write transaction: a new world is anchored and the world
-clock may tick; then the history, memory nodes and self-log in one autocommit read); the decisions are in
-``ella.reply``.
+Loading is here (the user's row first, in a write transaction; then the lazy world, ``workers.world_cache``,
+which touches no database while its watermarks are fresh; then the history, memory nodes, the ledger's live facts
+and the self-log in one autocommit read); the decisions are in ``ella.reply``.
 """
 
 from __future__ import annotations
@@ -26,17 +26,19 @@ from ella.llm.port import ModelPort
 from ella.profile import window_minutes
 from ella.reply import ReplyContext, ReplyOutcome, ReplyPolicy, respond
 from ella.selflog import recent_thoughts
+from ella.world.tickers import tone_of
 from models.arcs import current_arc
 from models.chapters import latest_chapter
+from models.ledger import current
 from models.memory import user_nodes
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
 from models.user import User, touch_user
-from models.world_clock import advance_world
 from workers.db import autocommit_scope, session_scope
 from workers.embedding_cache import shared_embedder
 from workers.llm import get_port
 from workers.settings import Settings, get_settings
+from workers.world_cache import read_world
 
 
 def new_user_defaults(settings: Settings) -> dict[str, Any]:
@@ -69,14 +71,16 @@ def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
     where the two of them are (the current arc and the latest chapter: the cached system side)."""
     settings = get_settings()
     user_id = payload.user_id
-    with session_scope() as session:  # a write transaction: a new world is anchored, the clock may tick
+    with session_scope() as session:  # a write transaction: the user's row (a world's facts refer to it)
         touch_user(session, user_id, payload.sent_at, new_user_defaults(settings))
-        brief = world_brief(advance_world(session, user_id, now), settings.world_brief_max_tokens)
+    # The lazy world: fresh subjects cost one Redis read and no database; a stale one is ticked once (a new
+    # world is anchored, the clock rolls on) and written to the ledger, which the brief below reads, canon first.
+    read_world(user_id, now, tone=tone_of([payload.text]))
     with autocommit_scope() as session:
         return ReplyContext(
             history=open_conversation_history(session, user_id),
             nodes=user_nodes(session, user_id),
-            world_brief=brief,
+            world_brief=world_brief(current(session, user_id), settings.world_brief_max_tokens),
             recent_thoughts=recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply)),
             relationship=relationship_block(current_arc(session, user_id), latest_chapter(session, user_id)),
         )

@@ -1,0 +1,319 @@
+"""The lazy world's Redis watermark cache: each world subject's value and when it was ticked, per user.
+
+Why Redis and not the seed's in-process ``LazyWorld``: replies are made by several worker processes, so a
+watermark in one process's memory would tick the same subject once per process, and be lost on every restart.
+Here one Redis hash per user (``{prefix}:world:{user_id}``, a field per subject, ``ella.world.lazy.Entry`` as
+JSON) is shared by all of them:
+
+- a read whose every subject is fresh is one HGETALL and touches no database;
+- a read that finds a subject stale takes the user's single-flight lock (a Redis lock); the loser waits and
+  reads again, so concurrent workers tick once. The winner runs the world clock (``advance_world``: a new
+  world's anchors, the day's weather, the cat's birthday), re-derives each stale subject's watermark from its
+  ledger fact (``valid_from`` is when it was ticked), ticks only what is still stale, writes the ledger (the
+  source of truth) and then the cache;
+- a ledger write to a world subject, by anyone, drops that subject's field after the transaction commits (a
+  session event registered here: ``models`` must not know about Redis), so the next read rebuilds it from the
+  ledger;
+- a lost cache (a flush, an eviction, the hash's week-long expiry) is rebuilt from the ledger the same way:
+  nothing is lost, and a value whose fact is still fresh is not ticked again.
+
+Redis down: the read falls back to the ledger without a cache (ticks are keyed by their period in the ledger,
+so two workers that tick without the lock still write one fact).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+from sqlalchemy import event
+from sqlalchemy.orm import ORMExecuteState, Session
+
+from ella.ledger.facts import NewFact
+from ella.ledger.rules import LedgerError, Writer
+from ella.world import tickers as world
+from ella.world.lazy import Entry, fresh_until, is_fresh, stale_subjects
+from models.erasure import Traces, register_store
+from models.ledger import WorldFact, append, current, user_zone
+from models.supersession import supersede
+from models.world_clock import advance_world
+
+log = logging.getLogger(__name__)
+
+LOCK_TIMEOUT_S = 30.0  # a tick holding the lock longer than this has died; the lock frees itself
+WAIT_S = 20.0  # how long a loser waits for the winner's tick before ticking without the lock
+CACHE_TTL_S = 7 * 24 * 3600  # an idle user's hash goes; the next read rebuilds it from the ledger
+TICK_REASON = "lazy world tick"
+
+
+def _prefix() -> str:
+    from workers.settings import get_settings
+
+    return get_settings().redis_key_prefix
+
+
+def cache_key(user_id: str, prefix: str | None = None) -> str:
+    return f"{prefix if prefix is not None else _prefix()}:world:{user_id}"
+
+
+def lock_key(user_id: str, prefix: str | None = None) -> str:
+    return f"{cache_key(user_id, prefix)}:lock"
+
+
+@dataclass(frozen=True)
+class WorldRead:
+    """What a read returns: each subject's entry; ``warm`` when the first look found them all fresh (no database
+    was touched); ``ticked`` the subjects this read wrote to the ledger; ``rebuilt`` those it took from the
+    ledger without a tick."""
+
+    user_id: str
+    entries: dict[str, Entry]
+    warm: bool
+    ticked: tuple[str, ...] = ()
+    rebuilt: tuple[str, ...] = ()
+
+    def value(self, subject: str) -> Any:
+        entry = self.entries.get(subject)
+        return entry.value if entry is not None else None
+
+    def lines(self) -> str:
+        """One line per subject, for a prompt of the proactive jobs (the reply's brief takes the ledger's facts)."""
+        return "\n".join(f"- [{e.tier}] {s}: {e.text}" for s, e in sorted(self.entries.items()))
+
+
+SessionScope = Callable[[], AbstractContextManager[Session]]
+
+
+def _default_scope() -> AbstractContextManager[Session]:
+    from workers.db import session_scope
+
+    return session_scope()
+
+
+@dataclass
+class LazyWorldCache:
+    """The watermark cache over one Redis client and one database (``scope`` opens a write transaction)."""
+
+    client: redis.Redis | None = None
+    prefix: str | None = None
+    scope: SessionScope = _default_scope
+    lock_timeout_s: float = LOCK_TIMEOUT_S
+    wait_s: float = WAIT_S
+    ticks: int = 0
+    _count_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def _redis(self) -> redis.Redis:
+        if self.client is None:
+            from workers.redis_conn import get_redis
+
+            self.client = get_redis()
+        return self.client
+
+    def cached(self, user_id: str) -> dict[str, Entry]:
+        """The entries in Redis now, fresh or not (one HGETALL)."""
+        raw: dict[str, str] = self._redis().hgetall(cache_key(user_id, self.prefix))  # type: ignore[assignment]
+        subjects = world.world_subjects()
+        entries = {s: Entry.decode(s, _text(v)) for s, v in ((_text(k), v) for k, v in raw.items()) if s in subjects}
+        return {s: e for s, e in entries.items() if e is not None}
+
+    def read(self, user_id: str, now: datetime | None = None, tone: str | None = None) -> WorldRead:
+        """Every world subject of the user at ``now``: from the cache when fresh, else ticked once."""
+        now = now or datetime.now(UTC)
+        subjects = [t.subject for t in world.tickers()]
+        try:
+            entries = self.cached(user_id)
+        except redis.RedisError as exc:
+            log.warning("world cache unavailable (%s): reading the ledger", exc)
+            return self._from_ledger(user_id, now, tone, subjects, {}, cache=False)
+        stale = stale_subjects(subjects, entries, now)
+        if not stale:
+            return WorldRead(user_id, entries, warm=True)
+        try:
+            lock = self._redis().lock(lock_key(user_id, self.prefix), timeout=self.lock_timeout_s,
+                                      blocking_timeout=self.wait_s)  # fmt: skip
+            acquired = lock.acquire()
+        except redis.RedisError as exc:
+            log.warning("world lock unavailable (%s): ticking without it", exc)
+            return self._from_ledger(user_id, now, tone, stale, entries, cache=False)
+        if not acquired:
+            log.warning("world lock of %s held past %.0f s: ticking without it", user_id, self.wait_s)
+            return self._from_ledger(user_id, now, tone, stale, entries, cache=True)
+        try:
+            entries = self.cached(user_id)  # the winner before us may have ticked everything
+            stale = stale_subjects(subjects, entries, now)
+            if not stale:
+                return WorldRead(user_id, entries, warm=False)
+            return self._from_ledger(user_id, now, tone, stale, entries, cache=True)
+        finally:
+            try:
+                lock.release()
+            except redis.RedisError:
+                log.warning("world lock of %s expired before its tick ended", user_id)
+
+    def _from_ledger(
+        self, user_id: str, now: datetime, tone: str | None, stale: list[str], entries: dict[str, Entry], cache: bool
+    ) -> WorldRead:
+        with self.scope() as session:
+            fresh, ticked, rebuilt = refresh(session, user_id, now, tone, stale)
+        with self._count_lock:
+            self.ticks += len(ticked)
+        if cache and fresh:
+            try:
+                pipe = self._redis().pipeline()
+                pipe.hset(cache_key(user_id, self.prefix), mapping={s: e.encode() for s, e in fresh.items()})
+                pipe.expire(cache_key(user_id, self.prefix), CACHE_TTL_S)
+                pipe.execute()
+            except redis.RedisError as exc:
+                log.warning("world cache not written (%s)", exc)
+        return WorldRead(user_id, {**entries, **fresh}, warm=False, ticked=tuple(ticked), rebuilt=tuple(rebuilt))
+
+    def invalidate(self, user_id: str, subjects: set[str] | frozenset[str]) -> int:
+        """Drop these subjects' cached values (the next read takes them from the ledger)."""
+        if not subjects:
+            return 0
+        return int(self._redis().hdel(cache_key(user_id, self.prefix), *sorted(subjects)))  # type: ignore[arg-type]
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def refresh(
+    session: Session, user_id: str, now: datetime, tone: str | None, subjects: list[str]
+) -> tuple[dict[str, Entry], list[str], list[str]]:
+    """Catch the world clock up, then each subject: from its ledger fact while that is fresh (a rebuild), else
+    ticked and written. Returns the entries, the subjects written now, the subjects rebuilt."""
+    live = advance_world(session, user_id, now)  # a new world's anchors, the day's weather, the cat's birthday
+    zone = user_zone(session, user_id)
+    view = world.WorldView(user_id, zone, live, tone)
+    entries: dict[str, Entry] = {}
+    ticked: list[str] = []
+    rebuilt: list[str] = []
+    for subject in subjects:
+        ticker = world.ticker_for(subject)
+        fact = view.live(subject)
+        if fact is not None:
+            until = fresh_until(ticker.staleness, fact.valid_from, zone)
+            if is_fresh(until, now):
+                entries[subject] = Entry(subject, ticker.value_of(fact), fact.object, fact.tier, fact.valid_from, until)
+                written_now = abs((fact.recorded_at - now).total_seconds()) < 1  # the clock wrote it in this read
+                (ticked if written_now else rebuilt).append(subject)
+                continue
+        prev = world.Previous(ticker.value_of(fact), fact.valid_from) if fact is not None else None
+        tick = ticker.tick(prev, now, view)
+        new = world.new_fact(ticker, tick, user_id, now, zone)
+        stored = _write(session, user_id, fact, new, now)
+        if stored is None:  # another writer recorded this period's fact first: take theirs
+            stored = next(iter(current(session, user_id, subject)), None)
+            if stored is None:
+                continue
+        until = fresh_until(ticker.staleness, stored.valid_from, zone)
+        entries[subject] = Entry(subject, ticker.value_of(stored), stored.object, stored.tier, stored.valid_from, until)
+        ticked.append(subject)
+    return entries, ticked, rebuilt
+
+
+def _write(session: Session, user_id: str, old: Any, new: NewFact, now: datetime) -> WorldFact | None:
+    """Supersede the subject's live fact with the tick's (append when there is none, or the tick may not replace
+    it); None when the period's fact was recorded before. In a savepoint, so a refusal undoes only itself."""
+    if old is not None:
+        try:
+            with session.begin_nested():
+                return supersede(session, user_id, old.id, new, Writer.WORLD_TICK, now, reason=TICK_REASON)
+        except LedgerError:
+            pass
+    with session.begin_nested():
+        return append(session, user_id, new, Writer.WORLD_TICK, now)
+
+
+_cache: LazyWorldCache | None = None
+_cache_lock = threading.Lock()
+
+
+def get_world_cache() -> LazyWorldCache:
+    global _cache
+    with _cache_lock:
+        if _cache is None:
+            _cache = LazyWorldCache()
+        return _cache
+
+
+def read_world(user_id: str, now: datetime | None = None, tone: str | None = None) -> WorldRead:
+    """The lazy world of one user, as the reply and the proactive jobs read it: fresh subjects from Redis with
+    no database, stale ones ticked once (``tone``: ``ella.world.tickers.tone_of`` of the recent messages)."""
+    return get_world_cache().read(user_id, now, tone)
+
+
+# --- invalidation: a ledger write to a world subject drops its cached value after the commit ----------------
+
+_PENDING = "ella.world_cache.pending"
+
+
+def _pending(session: Session) -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = session.info.setdefault(_PENDING, set())
+    return found
+
+
+def _rows(parameters: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(parameters, dict):
+        yield parameters
+    elif isinstance(parameters, list | tuple):
+        yield from (p for p in parameters if isinstance(p, dict))
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _note_statement(state: ORMExecuteState) -> None:
+    """An INSERT of a world fact (``append``, a supersession in steps or PostgreSQL's one statement) names its
+    user and subject in its parameters."""
+    mapper = state.bind_mapper
+    if mapper is None or mapper.class_ is not WorldFact or state.parameters is None:
+        return
+    subjects = world.world_subjects()
+    for row in _rows(state.parameters):
+        user, subject = row.get("user_id", row.get("uid")), row.get("subject", row.get("new_subject"))
+        if isinstance(user, str) and subject in subjects:
+            _pending(state.session).add((user, subject))
+
+
+@event.listens_for(Session, "after_flush")
+def _note_flush(session: Session, _context: Any) -> None:
+    """A fact changed through the ORM (``retire``, an operator's edit)."""
+    subjects = world.world_subjects()
+    for obj in (*session.new, *session.dirty):
+        if isinstance(obj, WorldFact) and obj.subject in subjects:
+            _pending(session).add((obj.user_id, obj.subject))
+
+
+@event.listens_for(Session, "after_commit")
+def _invalidate_after_commit(session: Session) -> None:
+    pending: set[tuple[str, str]] = session.info.pop(_PENDING, set())
+    by_user: dict[str, set[str]] = {}
+    for user, subject in pending:
+        by_user.setdefault(user, set()).add(subject)
+    for user, subjects in by_user.items():
+        try:
+            get_world_cache().invalidate(user, subjects)
+        except redis.RedisError as exc:  # the watermark still expires on its own
+            log.warning("world cache of %s not invalidated (%s)", user, exc)
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget_pending(session: Session) -> None:
+    session.info.pop(_PENDING, None)
+
+
+# --- erasure -----------------------------------------------------------------------------------------------
+
+
+@register_store("redis:world_cache")
+def erase_world_cache(traces: Traces) -> int:
+    """The user's cached world and its single-flight lock."""
+    from workers.redis_conn import get_redis
+
+    return int(get_redis().delete(cache_key(traces.user_id), lock_key(traces.user_id)))
