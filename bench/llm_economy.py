@@ -7,6 +7,8 @@ Two measurements:
   once the memory and ledger issues land;
 - worker: 20 user messages through the broker and a real worker, as the live path runs today (no world brief
   or memories yet), counting the model calls each message costs.
+- digest: a day's pass of the daily digest planner over 200 users (a tenth active) with the offline engine,
+  its usage rows priced at the digest tier's model, batched: the cost per user per day, active and idle.
 The fake server emulates caching from the request's cache_control breakpoints (tokens ~ characters / 4,
 1,024-token minimum, 20-block lookback), so the figures measure where our breakpoints sit.
 The last line is JSON.
@@ -164,6 +166,77 @@ def worker_economy(fake: FakeAnthropic) -> dict[str, float]:
     }
 
 
+DIGEST_USERS = 200
+DIGEST_ACTIVE_EVERY = 10  # every tenth user wrote yesterday evening: a tenth active, as on a typical day
+DIGEST_NOW = datetime(2026, 11, 30, 7, 10, tzinfo=UTC)  # the digest slot of users in UTC
+
+
+def digest_economy() -> dict[str, float]:
+    """The daily digest's cost per user per day, active and idle, read from the usage rows of one real pass.
+
+    A day's pass of the digest planner (``tasks.jobs.run_inline``) over ``DIGEST_USERS`` users in UTC, a tenth
+    of them with a message since they were first seen, answered by the offline engine through the Batches
+    service (``flush_pending``). The offline engine's model is free, so its rows' tokens (prompt characters / 4,
+    as the loopback server counts them) are priced at the digest tier's model, batched: what those requests
+    would cost in production. An idle user has no row at all; their figure is summed from the rows, not assumed.
+    """
+    from sqlalchemy import select
+
+    from ella.jobs import Job
+    from ella.llm.kinds import KINDS
+    from ella.usage import PriceList, Tokens
+    from models import Conversation, InboundMessage, ModelCall, User
+    from tasks.jobs import run_inline
+    from workers import db
+    from workers.app import app
+    from workers.model_batches import flush_pending
+
+    url, drop = create_database("sqlite", f"digest_{RUN}", VAR)
+    os.environ["ELLA_DATABASE_URL"] = url
+    get_settings.cache_clear()
+    app.loader.import_default_modules()  # the digest planner and its batch handler
+    try:
+        db.upgrade()
+        first_seen, wrote = DIGEST_NOW - timedelta(days=30), DIGEST_NOW - timedelta(hours=10)
+        ids = [f"d{i:04d}" for i in range(DIGEST_USERS)]
+        active = {uid for i, uid in enumerate(ids) if i % DIGEST_ACTIVE_EVERY == 0}
+        with db.session_scope() as s:
+            s.add_all(User(id=uid, timezone="UTC", created_at=first_seen) for uid in ids)
+            s.flush()
+            for uid in sorted(active):
+                chat = Conversation(user_id=uid, started_at=wrote, last_message_at=wrote, close_due_at=wrote)
+                s.add(chat)
+                s.flush()
+                text = "I finally finished the portfolio draft."
+                s.add(InboundMessage(message_id=f"econ-{uid}", user_id=uid, conversation_id=chat.id, text=text,
+                                     sent_at=wrote, received_at=wrote))  # fmt: skip
+        totals = run_inline(Job.DIGEST, DIGEST_NOW)
+        flushed = flush_pending()
+        with db.autocommit_scope() as s:
+            rows = list(s.execute(select(ModelCall.user_id, ModelCall.input_tokens, ModelCall.output_tokens,
+                                         ModelCall.cache_write_tokens, ModelCall.cache_read_tokens)
+                                  .where(ModelCall.kind == "digest")))  # fmt: skip
+    finally:
+        drop()
+    settings = get_settings()
+    prices = PriceList(settings.prices, settings.batch_price_factor)
+    model = settings.model_tiers[KINDS["digest"].tier]
+    spend: dict[str, float] = {uid: 0.0 for uid in ids}
+    calls: dict[str, int] = {uid: 0 for uid in ids}
+    for uid, tin, tout, tcw, tcr in rows:
+        spend[uid] += prices.usd(model, Tokens(tin, tout, tcw, tcr), batch=True) or 0.0
+        calls[uid] += 1
+    idle = [uid for uid in ids if uid not in active]
+    print(f"digest pass: {totals.get('requests', 0)} requests, {totals.get('idle', 0)} idle users, "
+          f"{flushed.submitted} answered offline; {len(rows)} usage rows, priced as {model} batched")  # fmt: skip
+    return {
+        "digest_calls_per_active_user_day": round(sum(calls[u] for u in active) / len(active), 3),
+        "digest_usd_per_active_user_day": round(sum(spend[u] for u in active) / len(active), 6),
+        "digest_calls_per_idle_user_day": round(sum(calls[u] for u in idle) / len(idle), 3),
+        "digest_usd_per_idle_user_day": round(sum(spend[u] for u in idle) / len(idle), 6),
+    }
+
+
 def main() -> None:
     with FakeAnthropic() as fake:
         print("# port: 20-turn conversation, realistic context")
@@ -173,7 +246,10 @@ def main() -> None:
         fake.clear_cache()
         worker = worker_economy(fake)
         print(json.dumps(worker))
-    print(json.dumps({**port, **worker}))
+    print(f"# digest: one day's pass over {DIGEST_USERS} users, offline engine, priced from the usage rows")
+    digest = digest_economy()
+    print(json.dumps(digest))
+    print(json.dumps({**port, **worker, **digest}))
 
 
 if __name__ == "__main__":
