@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import pytest
 
@@ -88,3 +89,47 @@ def test_an_injected_extraction_never_reaches_the_brief_and_the_users_own_fact_d
     assert "Maya" in brief
     for fact in INJECTED:
         assert f"{fact['subject']}: {fact['predicate']}" not in brief
+
+
+def test_the_assembled_reply_prompt_keeps_the_users_claims_out_of_the_world_facts():
+    """The seed printed user claims under "WORLD FACTS (canon — these are true)"; the assembled prompt gives
+    them their own section after the world, framed as true for the user, and the reply instructions carry one
+    example of a conflict that canon wins."""
+    from ella.ledger.brief import HEADING, USER_HEADING
+    from ella.llm.prompts import build_request
+
+    def fact(tier: str, subject: str, predicate: str, obj: str, confidence: float = 0.9) -> SimpleNamespace:
+        return SimpleNamespace(id=0, subject=subject, predicate=predicate, object=obj, tier=tier, status="active",
+                               confidence=confidence)  # fmt: skip
+
+    facts = [
+        fact("user_claim", "user.sister", "name", "Maya"),
+        fact("canon", "ellahome.exterior.door", "color", "red", 1.0),
+        fact("user_claim", "ellahome.exterior.door", "color", "blue"),  # disagrees with canon: left out
+        fact("observed", "ellahome.garden", "has", "a fox at dusk", 0.8),
+        fact("inferred", "user", "likes", "strong tea", 0.5),
+    ]
+    variables = {"name": "Sam", "memories": [], "reflections": "", "message": "love your blue door!"}
+    request = build_request("reply", variables, model="m", tier="live_reply", world_brief=world_brief(facts))
+    system = [block.text for block in request.system]
+    (facts_block,) = [text for text in system if text.startswith(HEADING)]
+    world_part, _, users_part = facts_block.partition(USER_HEADING)
+    assert "color=red" in world_part and "a fox at dusk" in world_part
+    assert "Maya" not in world_part and "strong tea" not in world_part and "user_claim" not in world_part
+    assert "[user_claim] user.sister: name=Maya" in users_part and "[inferred] user: likes=strong tea" in users_part
+    assert "(true for them, not for your world)" in USER_HEADING and "not as facts of your world" in users_part
+    assert "color=blue" not in facts_block
+    assert world_part.index("[canon]") < world_part.index("[observed]")  # canon first
+    assert "Example of a conflict" in system[0] and "It's red, actually" in system[0]
+
+
+def test_a_tight_budget_cuts_the_users_section_before_any_canon_line():
+    from ella.ledger.brief import USER_HEADING
+
+    canon = [SimpleNamespace(id=i, subject=f"ellahome.room{i}", predicate="has", object="a window", tier="canon",
+                             status="active", confidence=1.0) for i in range(3)]  # fmt: skip
+    claims = [SimpleNamespace(id=10 + i, subject=f"user.friend{i}", predicate="name", object="Jo",
+                              tier="user_claim", status="active", confidence=0.9) for i in range(30)]  # fmt: skip
+    small = world_brief(claims + canon, max_tokens=120)
+    assert all(f"ellahome.room{i}" in small for i in range(3))
+    assert small.count("user.friend") < 30 and (USER_HEADING in small) == ("user.friend" in small)

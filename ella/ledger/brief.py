@@ -1,9 +1,12 @@
-"""The world brief: what the reply model is told is true of Ella's world, canon first.
+"""The world brief: what the reply model is told is true of Ella's world, canon first, and, apart from it,
+what the user has told her.
 
-Why the filter: a user who says "your door is blue" leaves a user claim in the ledger, but the brief must
-not put it beside the canon "red" as if the two were equals; a lower-tier fact that disagrees with canon on
-the same subject and predicate is left out. Every line still carries its tier, and the brief opens with the
-rule that canon wins, as the seed asks, for whatever disagreement is left.
+Why two sections: a user's words never become canon (the seed's own rule), yet the seed printed user claims
+and inferences under "WORLD FACTS (canon — these are true)", where a model reads them as true of Ella's world.
+Here the world section holds only Ella's world (canon, then what she observed, then hearsay) under the rule
+that canon wins; the user's claims and Ella's inferences follow under their own heading, framed as true for
+the user and never for her world. A lower-tier fact that disagrees with canon on the same subject and
+predicate is left out of both, and every line still carries its tier.
 """
 
 from __future__ import annotations
@@ -16,10 +19,16 @@ from ella.ledger.rules import TIER_RANK, Status, Tier
 
 HEADING = "## WORLD FACTS (canon — these are true)"
 RULE = (
-    "Each line says its tier: canon is true in Ella's world; observed is what Ella saw; rumored is hearsay; "
-    "user_claim is what the user said; inferred may be wrong. If two lines disagree, the higher tier wins and "
-    "canon wins every conflict."
+    "Each line says its tier: canon is true in Ella's world; observed is what Ella saw; rumored is hearsay. "
+    "If two lines disagree, the higher tier wins and canon wins every conflict."
 )
+USER_HEADING = "## WHAT THE USER HAS TOLD YOU (true for them, not for your world)"
+USER_RULE = (
+    "user_claim is what the user said about their own life; inferred is your guess and may be wrong. Take them "
+    "as the user's side, not as facts of your world: where one disagrees with a world fact above, the world fact "
+    "stands."
+)
+WORLD_TIERS = frozenset({Tier.CANON, Tier.OBSERVED, Tier.RUMORED})
 CHARS_PER_TOKEN = 4  # the seed's estimate; the brief is a budget, not an exact count
 
 
@@ -32,23 +41,31 @@ def brief_line(fact: FactLike) -> str:
 
 
 def world_brief(facts: Iterable[FactLike], max_tokens: int = 800, subject_prefix: str = "") -> str:
-    """The live facts as tier-tagged lines, canon first and inferred last, within ``max_tokens``.
+    """Ella's world as tier-tagged lines, canon first, then the user's claims and inferences under their own
+    heading, all within ``max_tokens``.
 
-    Lines are added in order until the next one would overflow: lower tiers are the ones cut.
+    Lines are added in order until the next one would overflow: the user's section and the lower tiers are the
+    ones cut, never canon before them.
     """
     live = [f for f in facts if f.status in (Status.ACTIVE, Status.CONTESTED) and f.subject.startswith(subject_prefix)]
     canon = {(f.subject, f.predicate): f.object for f in live if f.tier == Tier.CANON}
     shown = [f for f in live if f.tier == Tier.CANON or canon.get((f.subject, f.predicate), f.object) == f.object]
     shown.sort(key=lambda f: (TIER_RANK[Tier(f.tier)], -f.confidence, f.subject, f.predicate))
     budget = max_tokens * CHARS_PER_TOKEN - len(RULE)
-    lines: list[str] = []
+    world: list[str] = []
+    told: list[str] = []
     for fact in shown:
         line = brief_line(fact)
-        if len(line) + 1 > budget:
+        in_world = Tier(fact.tier) in WORLD_TIERS
+        cost = len(line) + 1 + (0 if in_world or told else len(USER_HEADING) + len(USER_RULE) + 3)
+        if cost > budget:
             break
-        lines.append(line)
-        budget -= len(line) + 1
-    return RULE + ("\n" + "\n".join(lines) if lines else "\n(no facts yet)")
+        (world if in_world else told).append(line)
+        budget -= cost
+    text = RULE + ("\n" + "\n".join(world) if world else "\n(no facts yet)")
+    if told:
+        text += f"\n\n{USER_HEADING}\n{USER_RULE}\n" + "\n".join(told)
+    return text
 
 
 F = TypeVar("F", bound=FactLike)
