@@ -9,9 +9,14 @@ digest call costs the batch factor of its list price in the per-job table.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -155,3 +160,31 @@ def test_every_prompt_kind_belongs_to_a_job_and_an_unknown_kind_to_other() -> No
     assert unmapped == [], f"kinds with no job in ella.usage.JOB_OF_KIND: {unmapped}"
     assert job_of("a_kind_from_next_year") == OTHER_JOB
     assert Counter(JOB_OF_KIND.values())["memory"] >= 5
+
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "proactive_jobs.py"
+BENCH_KEYS = ["users", "active", "digest_submit_s", "requests_sent", "planner_peak_mb", "ours_s_1k", "seed_way_s_1k"]
+
+
+def test_the_proactive_jobs_benchmark_runs_small_and_ends_with_its_json_line() -> None:
+    """A smoke run (300 users on PostgreSQL, ours vs the seed's way at 50): it runs, sends requests for the
+    active users only, and its last line is the JSON the README's figures come from."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from tests.support.scratch import pg_admin_url
+
+    try:
+        dsn = make_url(pg_admin_url()).set(drivername="postgresql").render_as_string(hide_password=False)
+        psycopg.connect(dsn, connect_timeout=3).close()
+    except psycopg.Error as exc:  # the bench is PostgreSQL only, like the other scale benches
+        pytest.skip(f"no PostgreSQL: {exc}")
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--users", "300", "--compare", "50"],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert list(summary) == BENCH_KEYS
+    assert (summary["users"], summary["active"], summary["requests_sent"]) == (300, 30, 30)
+    assert 0 < summary["planner_peak_mb"] < 300
