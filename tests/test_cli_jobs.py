@@ -169,16 +169,6 @@ BENCH_KEYS = ["users", "active", "digest_submit_s", "requests_sent", "planner_pe
 def test_the_proactive_jobs_benchmark_runs_small_and_ends_with_its_json_line() -> None:
     """A smoke run (300 users on PostgreSQL, ours vs the seed's way at 50): it runs, sends requests for the
     active users only, and its last line is the JSON the README's figures come from."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    from tests.support.scratch import pg_admin_url
-
-    try:
-        dsn = make_url(pg_admin_url()).set(drivername="postgresql").render_as_string(hide_password=False)
-        psycopg.connect(dsn, connect_timeout=3).close()
-    except psycopg.Error as exc:  # the bench is PostgreSQL only, like the other scale benches
-        pytest.skip(f"no PostgreSQL: {exc}")
     done = subprocess.run(
         [sys.executable, str(BENCH), "--users", "300", "--compare", "50"],
         capture_output=True, text=True, timeout=120, env=dict(os.environ),
