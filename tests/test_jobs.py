@@ -349,3 +349,62 @@ def test_each_job_asks_its_seed_tier_configured_in_settings_and_never_a_deprecat
     assert "sonnet" in tiers["narrative_distill"] and tiers["narrative_distill"] != "claude-sonnet-4-5"
     assert settings.deprecated_models() == {}
     assert Settings(model_digest="claude-3-5-haiku-latest").model_tiers["digest"] == "claude-3-5-haiku-latest"
+
+
+def test_digest_requests_that_error_or_expire_are_resubmitted_then_given_up_through_the_batches_api(
+    migrated_db, monkeypatch
+):
+    """The digest through the loopback Message Batches server: an errored request is sent again and applied on
+    its second submission; one that keeps expiring is given up after ``batch_max_submissions`` and
+    dead-lettered under the digest purpose; the answered ones become candidates once."""
+    import json
+    import re
+
+    import tasks.digest  # noqa: F401  (the digest's planner and handler)
+    from ella.llm.anthropic_provider import AnthropicProvider
+    from ella.llm.port import ModelPort
+    from models import NotificationCandidate
+    from tests.support.fake_anthropic import FakeAnthropic
+    from tests.test_digest import add_fact, make_user
+    from workers import model_batches
+    from workers.settings import Settings
+
+    now = utcnow()
+    offset = (7 - now.hour) % 24
+    offset = offset - 24 if offset > 14 else offset
+    zone = f"Etc/GMT{-offset:+d}" if offset else "UTC"
+    users = [make_user() for _ in range(3)]
+    with session_scope() as s:
+        for uid in users:
+            s.get_one(User, uid).timezone = zone
+    for uid in users:
+        add_fact(uid, recorded=now - timedelta(hours=2))
+    assert job_tasks.run_inline(Job.DIGEST, now)["requests"] == 3
+    with session_scope() as s:
+        ids = {item.user_id: item.custom_id for item in s.scalars(select(ModelBatchItem))}
+
+    def answer(body: dict[str, Any]) -> str:  # cites the first fact the request offered
+        offered = re.search(r"id: (\d+)", json.dumps(body))
+        assert offered is not None
+        cites = {"facts": [int(offered.group(1))], "self_log": [], "thoughts": []}
+        return json.dumps({"say": True, "text": "How did the interview go?", "cites": cites})
+
+    with FakeAnthropic() as fake:
+        fake.responder = answer
+        fake.batch_outcomes = {ids[users[1]]: "errored", ids[users[2]]: "expired"}
+        port = ModelPort(AnthropicProvider(api_key="k", base_url=fake.base_url, timeout=5, max_retries=0),
+                         Settings().model_tiers)  # fmt: skip
+        limit = Settings().batch_max_submissions
+        for _ in range(limit):
+            model_batches.flush_pending(port)
+            model_batches.poll(port)
+            fake.batch_outcomes.pop(ids[users[1]], None)  # the error was passing: the next submission answers
+    with session_scope() as s:
+        status = {item.user_id: (item.status, item.submissions) for item in s.scalars(select(ModelBatchItem))}
+        made = Counter(s.scalars(select(NotificationCandidate.user_id).where(NotificationCandidate.kind == "digest")))
+        letters = s.scalars(select(DeadLetter)).all()
+    assert status == {users[0]: ("applied", 1), users[1]: ("applied", 2), users[2]: ("gave_up", limit)}
+    assert made == Counter({users[0]: 1, users[1]: 1})
+    assert len(letters) == 1 and letters[0].task_name == "ella.model_batch_item"
+    assert letters[0].user_id == users[2] and "expired" in letters[0].reason
+    assert json.loads(letters[0].payload)["kwargs"]["purpose"] == "digest"
