@@ -128,8 +128,9 @@ PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
     "image_anchors": lambda s, user, canary: s.add(
         ImageAnchorRow(user_id=user, entity="loch", version=1, sha256="0" * 64, prompt=canary)
     ),
-    "job_marks": lambda s, user, canary: s.add(JobMark(user_id=user, job="digest", period="2026-11-30",
-                                                       requested_at=NOW)),  # fmt: skip
+    "job_marks": lambda s, user, canary: s.add(
+        JobMark(user_id=user, job="digest", period="2026-11-30", requested_at=NOW)
+    ),  # fmt: skip
     "job_runs": lambda s, user, canary: s.add(JobRun(job="digest", period=f"p-{uuid.uuid4().hex[:8]}", cursor=user)),
     "job_chunks": _job_chunk,
     "notification_candidates": lambda s, user, canary: s.add(
