@@ -266,3 +266,26 @@ def test_the_reply_prompt_carries_the_lazy_weather_mood_and_book_canon_first(laz
     assert lines.index(next(x for x in lines if HAPPENING_SUBJECT in x)) > max(
         i for i, x in enumerate(lines) if x.startswith("- [canon]")
     )  # the happening (observed or rumored) comes after every canon line
+
+
+def test_world_show_gives_each_subjects_value_when_it_was_ticked_and_whether_the_cache_is_warm(lazy):
+    from typer.testing import CliRunner
+
+    from workers.cli import cli
+    from workers.world_cache import cache_key
+
+    user = make_user()
+
+    def show() -> dict[str, str]:
+        result = CliRunner().invoke(cli, ["world", "show", user])
+        assert result.exit_code == 0, result.output
+        return {s: line for line in result.output.splitlines() for s in SUBJECTS if f" {s} " in line}
+
+    assert all("cold (never ticked)" in line for line in show().values())
+    read = lazy.read(user)
+    shown = show()
+    for subject in SUBJECTS:
+        assert "warm" in shown[subject] and read.entries[subject].text[:40] in shown[subject]
+        assert read.entries[subject].touched.strftime("%Y-%m-%d %H:%M") in shown[subject]
+    lazy.client.hdel(cache_key(user), MOOD_SUBJECT)
+    assert "cold (ledger)" in show()[MOOD_SUBJECT] and "warm" in show()[BOOK_SUBJECT]
