@@ -185,6 +185,9 @@ class Settings(BaseSettings):
         36, ge=1, le=24 * 40, description="How far back a planner opens the hour slots a stopped beat missed."
     )
     flower_basic_auth: SecretStr | None = Field(None, description="user:password for Flower (required).")
+    inspect_basic_auth: SecretStr | None = Field(
+        None, description="user:password for `ella inspect`, the operator's page (required to start it)."
+    )
     world_brief_max_tokens: int = Field(800, ge=50, description="Budget of the world brief in a reply's prompt.")
     selflog_in_reply: int = Field(5, ge=0, le=20, description="Self-log entries in a reply's context (seed: 3-5).")
     followup_window_days: float = Field(
@@ -229,7 +232,9 @@ class Settings(BaseSettings):
         "and keep it: a changed key no longer recognises earlier erasures.",
     )
 
-    @field_validator("anthropic_api_key", "flower_basic_auth", "image_api_key", "image_api_url", mode="before")
+    @field_validator(
+        "anthropic_api_key", "flower_basic_auth", "inspect_basic_auth", "image_api_key", "image_api_url", mode="before"
+    )
     @classmethod
     def _empty_secret_is_unset(cls, value: object) -> object:
         """Compose passes ``${VAR:-}`` as an empty string: that means "not configured", not an empty key."""

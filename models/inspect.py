@@ -1,0 +1,394 @@
+"""Read-only loaders for the operator's page (``ella inspect``, ``workers/inspect.py``).
+
+Why a module of its own: the page asks questions no task asks (a user's boundary fires, the counter's whole
+history, the fleet's counts per day), and each is one query here, named after the question. Every loader of a
+user's rows is scoped by ``user_id`` in its WHERE clause, and every list a page shows has a cap, so a user with
+10,000 memories renders in the same time as one with ten (``bench/inspect_page.py``); the page says when it cut.
+Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session
+
+from ella.usage import PriceList, Tokens, job_of
+from models.boundary import BoundaryEvent
+from models.chapters import StoryChapter
+from models.conversation import Conversation
+from models.dead_letter import DeadLetter
+from models.ledger import FactEvent, WorldFact
+from models.memory import MemoryNode
+from models.message import InboundMessage
+from models.notifications import NotificationCandidate
+from models.outbox import OutboxRecord
+from models.selflog import SelfLogEntry
+from models.usage import ModelCall, day_of
+from models.user import User
+
+REFLECT_KEY = "reflect:"  # ella/memory/reflection.py: dedupe_key=f"reflect:{run_id}:{focal}:{insight}"
+DRAINS = ("event", "chat")  # ella/memory/perceive.py DRAINS_TRIGGER: thoughts never drain the counter
+
+
+# --- one user -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    at: datetime
+    role: str  # user | assistant
+    text: str
+    ref: str  # the row's anchor: message-<message_id> or outbox-<id>
+    route: str | None = None  # a reply's route: generated | canned | fallback
+
+
+@dataclass
+class ConversationView:
+    conversation: Conversation
+    turns: list[Turn] = field(default_factory=list)
+
+
+def conversations(session: Session, user_id: str, limit: int, turn_limit: int) -> list[ConversationView]:
+    """The user's ``limit`` newest conversations, newest first, each with up to ``turn_limit`` turns (oldest
+    first): three queries whatever the number of conversations."""
+    convs = list(
+        session.scalars(
+            select(Conversation)
+            .where(Conversation.user_id == user_id)
+            .order_by(Conversation.started_at.desc(), Conversation.id.desc())
+            .limit(limit)
+        )
+    )
+    views = {c.id: ConversationView(c) for c in convs}
+    if not views:
+        return []
+    turns: dict[int, list[Turn]] = defaultdict(list)
+    messages = session.execute(
+        select(InboundMessage.conversation_id, InboundMessage.sent_at, InboundMessage.message_id, InboundMessage.text)
+        .where(InboundMessage.user_id == user_id, InboundMessage.conversation_id.in_(views))
+        .order_by(InboundMessage.sent_at.desc())
+        .limit(turn_limit * len(views))
+    ).all()
+    sent_at = {mid: at for _, at, mid, _ in messages}
+    for conv_id, at, mid, text in messages:
+        turns[conv_id].append(Turn(at, "user", text, f"message-{mid}"))
+    records = session.execute(
+        select(
+            OutboxRecord.conversation_id,
+            OutboxRecord.created_at,
+            OutboxRecord.id,
+            OutboxRecord.text,
+            OutboxRecord.in_reply_to,
+            OutboxRecord.route,
+            OutboxRecord.kind,
+        )
+        .where(OutboxRecord.user_id == user_id, OutboxRecord.conversation_id.in_(views))
+        .order_by(OutboxRecord.created_at.desc())
+        .limit(turn_limit * len(views))
+    ).all()
+    for rec_conv, created, rid, text, in_reply_to, route, kind in records:
+        if rec_conv is None:
+            continue
+        # a reply sorts right after the message it answers (models/turns.py does the same)
+        at = sent_at.get(in_reply_to or "", created) if kind == "reply" else created
+        turns[rec_conv].append(Turn(at, "assistant", text, f"outbox-{rid}", route))
+    for conv_id, view in views.items():
+        ordered = sorted(turns[conv_id], key=lambda t: (t.at, t.role == "assistant"))
+        view.turns = ordered[-turn_limit:]
+    return list(views.values())
+
+
+def conversation_count(session: Session, user_id: str) -> int:
+    return session.scalar(select(func.count()).where(Conversation.user_id == user_id)) or 0
+
+
+def memory_nodes(session: Session, user_id: str, limit: int) -> list[MemoryNode]:
+    """The user's ``limit`` newest memory nodes, newest first."""
+    return list(
+        session.scalars(
+            select(MemoryNode)
+            .where(MemoryNode.user_id == user_id)
+            .order_by(MemoryNode.created_at.desc(), MemoryNode.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def nodes_by_id(session: Session, user_id: str, node_ids: Sequence[int]) -> list[MemoryNode]:
+    """These nodes of this user (a thought's evidence outside the newest page), oldest first."""
+    if not node_ids:
+        return []
+    return list(
+        session.scalars(
+            select(MemoryNode)
+            .where(MemoryNode.user_id == user_id, MemoryNode.id.in_(sorted(set(node_ids))))
+            .order_by(MemoryNode.created_at, MemoryNode.id)
+        )
+    )
+
+
+def node_counts(session: Session, user_id: str) -> dict[str, int]:
+    """How many nodes of each type the user has."""
+    rows = session.execute(
+        select(MemoryNode.node_type, func.count()).where(MemoryNode.user_id == user_id).group_by(MemoryNode.node_type)
+    )
+    return {node_type: n for node_type, n in rows}
+
+
+def cited_ids(evidence: str) -> list[int]:
+    """The node ids a thought cites (a chat's evidence is its transcript: no ids)."""
+    try:
+        value = json.loads(evidence or "[]")
+    except ValueError:
+        return []
+    return [v for v in value if isinstance(v, int) and not isinstance(v, bool)] if isinstance(value, list) else []
+
+
+@dataclass(frozen=True)
+class CounterPoint:
+    """The importance counter right after one node drained it, or right after a reflection reset it."""
+
+    node_id: int
+    at: datetime
+    value: int
+    reflection: bool  # a reset: the reflection's first thought is ``node_id``
+
+
+def counter_history(session: Session, user_id: str, trigger_max: int) -> list[CounterPoint]:
+    """The counter replayed from the nodes, in insert order: each event or chat lowers it by its poignancy, each
+    reflection (a run of ``reflect:`` thoughts) resets it to ``trigger_max``. One query of four small columns.
+
+    A replay, not a log: the counter itself keeps only its current value (``users.importance_trigger_curr``), so
+    a change of ``importance_trigger_max`` over the user's life shifts the older part of the curve.
+    """
+    rows = session.execute(
+        select(MemoryNode.id, MemoryNode.created_at, MemoryNode.node_type, MemoryNode.poignancy, MemoryNode.dedupe_key)
+        .where(MemoryNode.user_id == user_id)
+        .order_by(MemoryNode.id)
+    )
+    value, points, seen_runs = trigger_max, [], set()
+    for node_id, at, node_type, poignancy, key in rows:
+        if node_type in DRAINS:
+            value -= poignancy
+            points.append(CounterPoint(node_id, at, value, False))
+        elif key is not None and key.startswith(REFLECT_KEY):
+            run = key.split(":")[1]
+            if run not in seen_runs:
+                seen_runs.add(run)
+                value = trigger_max
+                points.append(CounterPoint(node_id, at, value, True))
+    return points
+
+
+def fact_chains(session: Session, user_id: str, limit: int) -> tuple[list[list[WorldFact]], int]:
+    """The user's ``limit`` most recently written fact chains, newest first, each oldest fact first, and how many
+    chains there are in all. Two queries."""
+    latest = func.max(WorldFact.recorded_at).label("latest")
+    chains = session.execute(
+        select(WorldFact.chain, latest)
+        .where(WorldFact.user_id == user_id)
+        .group_by(WorldFact.chain)
+        .order_by(latest.desc(), WorldFact.chain)
+        .limit(limit)
+    ).all()
+    total = session.scalar(select(func.count(func.distinct(WorldFact.chain))).where(WorldFact.user_id == user_id))
+    names = [chain for chain, _ in chains]
+    by_chain: dict[str, list[WorldFact]] = {name: [] for name in names}
+    if names:
+        rows = session.scalars(
+            select(WorldFact)
+            .where(WorldFact.user_id == user_id, WorldFact.chain.in_(names))
+            .order_by(WorldFact.recorded_at, WorldFact.id)
+        )
+        for fact in rows:
+            by_chain[fact.chain].append(fact)
+    return [by_chain[name] for name in names], total or 0
+
+
+def fact_events(session: Session, user_id: str, fact_ids: Sequence[int]) -> dict[int, list[FactEvent]]:
+    """Status changes of these facts of this user, oldest first, by fact id."""
+    out: dict[int, list[FactEvent]] = defaultdict(list)
+    if fact_ids:
+        rows = session.scalars(
+            select(FactEvent)
+            .where(FactEvent.user_id == user_id, FactEvent.fact_id.in_(fact_ids))
+            .order_by(FactEvent.at, FactEvent.id)
+        )
+        for event in rows:
+            out[event.fact_id].append(event)
+    return out
+
+
+def self_log(session: Session, user_id: str, limit: int) -> list[SelfLogEntry]:
+    """The user's ``limit`` newest self-log entries, newest first."""
+    e = SelfLogEntry
+    return list(
+        session.scalars(select(e).where(e.user_id == user_id).order_by(e.said_at.desc(), e.id.desc()).limit(limit))
+    )
+
+
+def boundary_events(session: Session, user_id: str, limit: int) -> list[BoundaryEvent]:
+    """The user's ``limit`` newest boundary fires, newest first."""
+    b = BoundaryEvent
+    return list(session.scalars(select(b).where(b.user_id == user_id).order_by(b.at.desc(), b.id.desc()).limit(limit)))
+
+
+def chapters(session: Session, user_id: str, limit: int) -> list[StoryChapter]:
+    """The user's ``limit`` newest story chapters, newest first."""
+    c = StoryChapter
+    return list(session.scalars(select(c).where(c.user_id == user_id).order_by(c.period_end.desc()).limit(limit)))
+
+
+def user_dead_letters(session: Session, user_id: str, limit: int) -> list[DeadLetter]:
+    d = DeadLetter
+    return list(session.scalars(select(d).where(d.user_id == user_id).order_by(d.created_at.desc()).limit(limit)))
+
+
+@dataclass(frozen=True)
+class KindDay:
+    """Model calls of one kind on one UTC day (one user's or the fleet's)."""
+
+    day: str
+    kind: str
+    calls: int
+    failed: int
+
+
+def calls_per_day(session: Session, user_id: str, since: datetime | None = None) -> list[KindDay]:
+    """The user's model calls per UTC day and kind, newest day first;
+    ``failed`` counts outcomes other than ok or repaired."""
+    day = day_of(ModelCall.created_at, session.get_bind().dialect.name).label("day")
+    ok = func.sum(case((ModelCall.outcome.in_(("ok", "repaired")), 1), else_=0))
+    query = (
+        select(day, ModelCall.kind, func.count(), ok)
+        .where(ModelCall.user_id == user_id)
+        .group_by(day, ModelCall.kind)
+        .order_by(day.desc(), ModelCall.kind)
+    )
+    if since is not None:
+        query = query.where(ModelCall.created_at >= since)
+    return [KindDay(d, kind, n, n - int(good or 0)) for d, kind, n, good in session.execute(query)]
+
+
+# --- the fleet ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Activity:
+    user_id: str
+    messages: int
+    last_seen_at: datetime | None
+
+
+def users_by_activity(session: Session, since: datetime, limit: int) -> list[Activity]:
+    """The ``limit`` users with the most messages since ``since``, busiest first."""
+    n = func.count(InboundMessage.id).label("n")
+    rows = session.execute(
+        select(User.id, n, User.last_seen_at)
+        .join(InboundMessage, InboundMessage.user_id == User.id)
+        .where(InboundMessage.sent_at >= since)
+        .group_by(User.id, User.last_seen_at)
+        .order_by(n.desc(), User.id)
+        .limit(limit)
+    )
+    return [Activity(uid, count, seen) for uid, count, seen in rows]
+
+
+def user_count(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(User)) or 0
+
+
+def reflections_per_day(session: Session, since: datetime) -> dict[str, int]:
+    """Reflections (runs, not thoughts) per UTC day since ``since``: the distinct runs of ``reflect:`` keys."""
+    day = day_of(MemoryNode.created_at, session.get_bind().dialect.name)
+    rows = session.execute(
+        select(day, MemoryNode.user_id, MemoryNode.dedupe_key).where(
+            MemoryNode.node_type == "thought",
+            MemoryNode.created_at >= since,
+            MemoryNode.dedupe_key.like(f"{REFLECT_KEY}%"),
+        )
+    )
+    runs: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for d, uid, key in rows:
+        runs[d].add((uid, (key or "").split(":")[1] if ":" in (key or "") else ""))
+    return {d: len(r) for d, r in sorted(runs.items(), reverse=True)}
+
+
+def notification_counts(session: Session, since: datetime) -> list[tuple[str, str, int]]:
+    """(kind, status, count) of the candidates created since ``since``."""
+    c = NotificationCandidate
+    rows = session.execute(
+        select(c.kind, c.status, func.count()).where(c.created_at >= since).group_by(c.kind, c.status).order_by(c.kind)
+    )
+    return [(kind, status, n) for kind, status, n in rows]
+
+
+def boundary_counts(session: Session, since: datetime) -> list[tuple[str, str, int]]:
+    """(category, direction, count) of the boundary fires since ``since``, most first."""
+    b = BoundaryEvent
+    n = func.count().label("n")
+    rows = session.execute(
+        select(b.category, b.direction, n)
+        .where(b.at >= since)
+        .group_by(b.category, b.direction)
+        .order_by(n.desc(), b.category)
+    )
+    return [(category, direction, count) for category, direction, count in rows]
+
+
+@dataclass(frozen=True)
+class JobDay:
+    day: str
+    job: str
+    calls: int
+    usd: float
+    unpriced_calls: int
+
+
+def spend_per_day_job(session: Session, prices: PriceList, since: datetime) -> list[JobDay]:
+    """Spend per UTC day and job (``ella.usage.job_of`` the kinds) since ``since``, newest day first, priced by
+    ``prices`` with the batch discount; calls of an unpriced model are counted apart."""
+    day = day_of(ModelCall.created_at, session.get_bind().dialect.name).label("day")
+    query = (
+        select(
+            day,
+            ModelCall.kind,
+            ModelCall.model,
+            ModelCall.batch,
+            func.count(),
+            func.sum(ModelCall.input_tokens),
+            func.sum(ModelCall.output_tokens),
+            func.sum(ModelCall.cache_write_tokens),
+            func.sum(ModelCall.cache_read_tokens),
+        )
+        .where(ModelCall.created_at >= since)
+        .group_by(day, ModelCall.kind, ModelCall.model, ModelCall.batch)
+    )
+    calls: Counter[tuple[str, str]] = Counter()
+    unpriced: Counter[tuple[str, str]] = Counter()
+    usd: dict[tuple[str, str], float] = defaultdict(float)
+    for d, kind, model, batch, n, tin, tout, tcw, tcr in session.execute(query):
+        key = (d, job_of(kind))
+        calls[key] += n
+        cost = prices.usd(model, Tokens(tin or 0, tout or 0, tcw or 0, tcr or 0), batch=bool(batch))
+        if cost is None:
+            unpriced[key] += n
+        else:
+            usd[key] += cost
+    ordered = sorted(calls, key=lambda k: (k[0], k[1]), reverse=True)
+    return [JobDay(d, job, calls[(d, job)], round(usd[(d, job)], 6), unpriced[(d, job)]) for d, job in ordered]
+
+
+def dead_letters(session: Session, limit: int) -> list[DeadLetter]:
+    d = DeadLetter
+    return list(session.scalars(select(d).order_by(d.created_at.desc(), d.id.desc()).limit(limit)))
+
+
+def dead_letter_count(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(DeadLetter)) or 0
