@@ -289,3 +289,27 @@ def test_world_show_gives_each_subjects_value_when_it_was_ticked_and_whether_the
         assert read.entries[subject].touched.strftime("%Y-%m-%d %H:%M") in shown[subject]
     lazy.client.hdel(cache_key(user), MOOD_SUBJECT)
     assert "cold (ledger)" in show()[MOOD_SUBJECT] and "warm" in show()[BOOK_SUBJECT]
+
+
+def test_a_ledger_write_committed_while_a_tick_runs_is_not_overwritten_by_the_ticks_older_values(lazy, monkeypatch):
+    """The tick read the ledger before the operator's write and caches after its invalidation: the hash's
+    generation moved in between, so the tick's values are not cached and the next read takes the operator's."""
+    user = make_user()
+    lazy.read(user, T0)
+    written: list[str] = []
+
+    @contextmanager
+    def tick_then_operator() -> Iterator[Any]:
+        with session_scope() as s:
+            yield s
+        if not written:  # after the tick's commit, before it writes the cache
+            with session_scope() as s:
+                (mood,) = current(s, user, MOOD_SUBJECT)
+                new = NewFact(MOOD_SUBJECT, "mood", "cross with the gulls", "canon")
+                written.append(supersede(s, user, mood.id, new, Writer.OPERATOR, T0 + timedelta(hours=5)).object)
+
+    monkeypatch.setattr(lazy, "scope", tick_then_operator)
+    ticked = lazy.read(user, T0 + timedelta(hours=5))  # the mood is stale: ticked, then the operator writes
+    assert MOOD_SUBJECT in ticked.ticked and written == ["cross with the gulls"]
+    assert MOOD_SUBJECT not in lazy.cached(user)
+    assert lazy.read(user, T0 + timedelta(hours=5, minutes=1)).value(MOOD_SUBJECT) == "cross with the gulls"

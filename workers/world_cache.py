@@ -12,8 +12,9 @@ JSON) is shared by all of them:
   ledger fact (``valid_from`` is when it was ticked), ticks only what is still stale, writes the ledger (the
   source of truth) and then the cache;
 - a ledger write to a world subject, by anyone, drops that subject's field after the transaction commits (a
-  session event registered here: ``models`` must not know about Redis), so the next read rebuilds it from the
-  ledger;
+  session event registered here: ``models`` must not know about Redis) and bumps the hash's generation, so the
+  next read rebuilds it from the ledger, and a tick that read the ledger before that write does not cache its
+  older values over it (its write is a Lua script that checks the generation it saw);
 - a lost cache (a flush, an eviction, the hash's week-long expiry) is rebuilt from the ledger the same way:
   nothing is lost, and a value whose fact is still fresh is not ticked again.
 
@@ -50,6 +51,17 @@ LOCK_TIMEOUT_S = 30.0  # a tick holding the lock longer than this has died; the 
 WAIT_S = 20.0  # how long a loser waits for the winner's tick before ticking without the lock
 CACHE_TTL_S = 7 * 24 * 3600  # an idle user's hash goes; the next read rebuilds it from the ledger
 TICK_REASON = "lazy world tick"
+GENERATION = "_gen"  # a field of the hash, bumped by every invalidation
+_TICKING = "ella.world_cache.ticking"
+
+# Cache a tick's entries only while the hash's generation is the one seen before the ledger was read: an
+# invalidation in between (a ledger write committed after that read) must not be overwritten by older values.
+STORE_IF_UNCHANGED = """
+if (redis.call('HGET', KEYS[1], '_gen') or '0') ~= ARGV[1] then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
 
 
 def _prefix() -> str:
@@ -117,20 +129,25 @@ class LazyWorldCache:
 
     def cached(self, user_id: str) -> dict[str, Entry]:
         """The entries in Redis now, fresh or not (one HGETALL)."""
-        raw: dict[str, str] = self._redis().hgetall(cache_key(user_id, self.prefix))  # type: ignore[assignment]
+        return self._snapshot(user_id)[0]
+
+    def _snapshot(self, user_id: str) -> tuple[dict[str, Entry], str]:
+        """The entries and the hash's invalidation generation, in one HGETALL."""
+        found: dict[Any, Any] = self._redis().hgetall(cache_key(user_id, self.prefix))  # type: ignore[assignment]
+        raw = {_text(k): _text(v) for k, v in found.items()}
         subjects = world.world_subjects()
-        entries = {s: Entry.decode(s, _text(v)) for s, v in ((_text(k), v) for k, v in raw.items()) if s in subjects}
-        return {s: e for s, e in entries.items() if e is not None}
+        entries = {s: Entry.decode(s, v) for s, v in raw.items() if s in subjects}
+        return {s: e for s, e in entries.items() if e is not None}, raw.get(GENERATION, "0")
 
     def read(self, user_id: str, now: datetime | None = None, tone: str | None = None) -> WorldRead:
         """Every world subject of the user at ``now``: from the cache when fresh, else ticked once."""
         now = now or datetime.now(UTC)
         subjects = [t.subject for t in world.tickers()]
         try:
-            entries = self.cached(user_id)
+            entries, generation = self._snapshot(user_id)
         except redis.RedisError as exc:
             log.warning("world cache unavailable (%s): reading the ledger", exc)
-            return self._from_ledger(user_id, now, tone, subjects, {}, cache=False)
+            return self._from_ledger(user_id, now, tone, subjects, {}, None)
         stale = stale_subjects(subjects, entries, now)
         if not stale:
             return WorldRead(user_id, entries, warm=True)
@@ -140,16 +157,16 @@ class LazyWorldCache:
             acquired = lock.acquire()
         except redis.RedisError as exc:
             log.warning("world lock unavailable (%s): ticking without it", exc)
-            return self._from_ledger(user_id, now, tone, stale, entries, cache=False)
+            return self._from_ledger(user_id, now, tone, stale, entries, None)
         if not acquired:
             log.warning("world lock of %s held past %.0f s: ticking without it", user_id, self.wait_s)
-            return self._from_ledger(user_id, now, tone, stale, entries, cache=True)
+            return self._from_ledger(user_id, now, tone, stale, entries, generation)
         try:
-            entries = self.cached(user_id)  # the winner before us may have ticked everything
+            entries, generation = self._snapshot(user_id)  # the winner before us may have ticked everything
             stale = stale_subjects(subjects, entries, now)
             if not stale:
                 return WorldRead(user_id, entries, warm=False)
-            return self._from_ledger(user_id, now, tone, stale, entries, cache=True)
+            return self._from_ledger(user_id, now, tone, stale, entries, generation)
         finally:
             try:
                 lock.release()
@@ -157,18 +174,26 @@ class LazyWorldCache:
                 log.warning("world lock of %s expired before its tick ended", user_id)
 
     def _from_ledger(
-        self, user_id: str, now: datetime, tone: str | None, stale: list[str], entries: dict[str, Entry], cache: bool
+        self,
+        user_id: str,
+        now: datetime,
+        tone: str | None,
+        stale: list[str],
+        entries: dict[str, Entry],
+        generation: str | None,
     ) -> WorldRead:
+        """Tick or rebuild ``stale`` from the ledger, then cache them unless the hash was invalidated meanwhile
+        (``generation`` is the one seen before the ledger was read; None: Redis is down, cache nothing)."""
         with self.scope() as session:
+            session.info[_TICKING] = True  # its own writes are what it caches: they invalidate nothing
             fresh, ticked, rebuilt = refresh(session, user_id, now, tone, stale)
         with self._count_lock:
             self.ticks += len(ticked)
-        if cache and fresh:
+        if generation is not None and fresh:
+            pairs = [x for s, e in fresh.items() for x in (s, e.encode())]
             try:
-                pipe = self._redis().pipeline()
-                pipe.hset(cache_key(user_id, self.prefix), mapping={s: e.encode() for s, e in fresh.items()})
-                pipe.expire(cache_key(user_id, self.prefix), CACHE_TTL_S)
-                pipe.execute()
+                self._redis().eval(STORE_IF_UNCHANGED, 1, cache_key(user_id, self.prefix), generation, CACHE_TTL_S,
+                                   *pairs)  # fmt: skip
             except redis.RedisError as exc:
                 log.warning("world cache not written (%s)", exc)
         return WorldRead(user_id, {**entries, **fresh}, warm=False, ticked=tuple(ticked), rebuilt=tuple(rebuilt))
@@ -177,7 +202,12 @@ class LazyWorldCache:
         """Drop these subjects' cached values (the next read takes them from the ledger)."""
         if not subjects:
             return 0
-        return int(self._redis().hdel(cache_key(user_id, self.prefix), *sorted(subjects)))  # type: ignore[arg-type]
+        key = cache_key(user_id, self.prefix)
+        pipe = self._redis().pipeline()
+        pipe.hdel(key, *sorted(subjects))
+        pipe.hincrby(key, GENERATION, 1)  # a tick that read the ledger before this write will not cache it
+        pipe.expire(key, CACHE_TTL_S)
+        return int(pipe.execute()[0])
 
 
 def _text(value: Any) -> str:
@@ -293,6 +323,8 @@ def _note_flush(session: Session, _context: Any) -> None:
 @event.listens_for(Session, "after_commit")
 def _invalidate_after_commit(session: Session) -> None:
     pending: set[tuple[str, str]] = session.info.pop(_PENDING, set())
+    if session.info.get(_TICKING):
+        return
     by_user: dict[str, set[str]] = {}
     for user, subject in pending:
         by_user.setdefault(user, set()).add(subject)
