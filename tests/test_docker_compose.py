@@ -312,6 +312,21 @@ def test_flower_is_published_on_the_hosts_loopback_only():
         assert ports and all(p.startswith("127.0.0.1:") for p in ports), f"{name} published on {ports}"
 
 
+def test_the_inspection_page_requires_its_auth_from_compose_and_is_published_on_loopback_only(monkeypatch):
+    """`ella inspect` refuses to start without ELLA_INSPECT_BASIC_AUTH; compose must refuse first (no half-up
+    stack), pass it by environment (not in the process list), and publish the page on the host's loopback only,
+    on the port the command listens on."""
+    (name,) = [n for n, s in our_services().items() if argv(s)[:2] == ["ella", "inspect"]]
+    service = SERVICES[name]
+    auth = environment(service).get("ELLA_INSPECT_BASIC_AUTH", "")
+    assert re.fullmatch(r"\$\{ELLA_INSPECT_BASIC_AUTH:\?[^}]+\}", auth), f"not required by compose: {auth!r}"
+    assert "basic" not in " ".join(argv(service)).lower()
+    assert container_settings(service, monkeypatch).inspect_basic_auth is not None  # the variable feeds the setting
+    ports = [str(p) for p in service.get("ports") or []]
+    assert ports and all(p.startswith("127.0.0.1:") for p in ports), f"{name} published on {ports}"
+    assert option_values(argv(service), "--port")[-1] in [p.rsplit(":", 1)[-1] for p in ports]
+
+
 def test_workers_and_beat_start_only_after_migrations_succeed():
     migrate = SERVICES["migrate"]
     assert argv(migrate)[:3] == ["ella", "db", "upgrade"]

@@ -94,6 +94,17 @@ def flower(ctx: typer.Context) -> None:
     _celery(["flower", *ctx.args])
 
 
+@cli.command()
+def inspect(
+    port: int = typer.Option(8765, help="Port to listen on."),
+    host: str = typer.Option("127.0.0.1", help="Address to bind (loopback unless told otherwise)."),
+) -> None:
+    """The operator's read-only web page (fleet and per-user timeline), behind ELLA_INSPECT_BASIC_AUTH."""
+    from workers.inspect import serve
+
+    raise typer.Exit(serve(host=host, port=port))
+
+
 @db_cli.command("upgrade")
 def db_upgrade(revision: str = typer.Argument("head")) -> None:
     """Apply migrations up to REVISION (default: head)."""
