@@ -165,6 +165,7 @@ def world_show(user: str = typer.Argument(..., help="User id.")) -> None:
         else:
             table.add_row(ticker.subject, "", "", "", "", "cold (never ticked)")
     _console().print(table)
+    print_image_anchors(user)
 
 
 def print_image_anchors(user: str, console: Console | None = None) -> int:
