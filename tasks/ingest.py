@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
 from ella.llm.types import TransientModelError
 from ella.reply import ReplyOutcome, disclose
+from ella.world import images
 from models.base import utcnow
 from models.boundary import log_verdict
 from models.memory import mark_accessed
@@ -150,6 +151,9 @@ def ingest(
     stream_id = publish(record, wait_until(publish_by))
     for conversation_id in closed:
         events.conversation_closed(conversation_id)
+    named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
+    if named:  # Ella's own words named her door, her cat...: a first reference draws its picture
+        events.entities_referenced(user_id=payload.user_id, entities=named)
     return stream_id, outcome.perception
 
 

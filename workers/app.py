@@ -31,6 +31,7 @@ TASK_MODULES = [
     "tasks.guard",
     "tasks.batches",
     "tasks.jobs",
+    "tasks.images",
     "tasks.chapters",
     "tasks.arcs",
     "tasks.notifications",

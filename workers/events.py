@@ -59,6 +59,16 @@ def turn_to_ledger(*, user_id: str, message_id: str, text: str, sent_at: str) ->
     )
 
 
+def entities_referenced(*, user_id: str, entities: list[str]) -> None:
+    """Ella's reply named entities of her world that have pictures: ``ella.draw_image_anchors`` draws each one
+    not yet drawn (its first reference) and does nothing for the rest."""
+    from tasks.images import draw_image_anchors
+
+    draw_image_anchors.apply_async(
+        kwargs={"user_id": user_id, "entities": entities}, queue=_queue(TaskName.DRAW_IMAGE_ANCHORS)
+    )
+
+
 def trigger_ran_out(user_id: str) -> None:
     """The importance trigger reached zero: ``ella.reflect`` (it dedupes itself per user)."""
     from tasks.memory import reflect

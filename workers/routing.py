@@ -48,6 +48,7 @@ class TaskName(StrEnum):
     FORGET_USER = "ella.forget_user"
     PLAN_JOBS = "ella.plan_jobs"
     RUN_JOB_CHUNK = "ella.run_job_chunk"
+    DRAW_IMAGE_ANCHORS = "ella.draw_image_anchors"
 
 
 QUEUE_OF: dict[TaskName, Queue] = {
@@ -70,6 +71,7 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.FORGET_USER: Queue.INBOUND,
     TaskName.PLAN_JOBS: Queue.BATCH,
     TaskName.RUN_JOB_CHUNK: Queue.BATCH,
+    TaskName.DRAW_IMAGE_ANCHORS: Queue.BATCH,  # an image model call: never ahead of a user's message
 }
 
 

@@ -220,3 +220,48 @@ def decide(current: ImageAnchor | None, successor: Successor | None) -> Decision
 
 def next_version(current: ImageAnchor | None) -> int:
     return 1 if current is None else current.version + 1
+
+
+# --- what a reference is: Ella's own words naming a visual entity of her world -------------------------------------
+
+
+@dataclass(frozen=True)
+class Visual:
+    """An entity of Ella's world that has a picture: the words that name it, the ledger subject its look comes
+    from (the picture shows that fact; a canon supersession of it redraws), and how to describe it."""
+
+    entity: str
+    words: frozenset[str]
+    subject: str
+    describe: str  # a str.format template over ``object`` (the fact's value)
+
+
+VISUALS: tuple[Visual, ...] = (
+    Visual("front_door", frozenset({"door", "doorway", "doorstep"}), "ellahome.exterior.door_color",
+           "The front door of Ella's small coastal cottage, painted {object}, in soft morning light"),
+    Visual("kitchen", frozenset({"kitchen", "stove", "kettle"}), "ellahome.interior.kitchen_layout",
+           "Ella's cottage kitchen, a {object} layout, with a kettle on the stove"),
+    Visual("cat", frozenset({"cat", "kitten", "tabby", "purring", "purred"}), "companion.species",
+           "Ella's companion, a {object}, curled on a windowsill"),
+    Visual("shore", frozenset({"sea", "shore", "beach", "harbour", "harbor", "loch", "waves", "tide"}), "world.biome",
+           "The {object} shoreline a short walk from Ella's cottage"),
+)  # fmt: skip
+_BY_ENTITY = {visual.entity: visual for visual in VISUALS}
+
+
+def referenced(texts: list[str]) -> list[str]:
+    """The visual entities Ella's own statements name, in ``VISUALS`` order: the first reference of one is what
+    draws its picture (a user's words are not a reference: they do not make Ella's world)."""
+    from ella.lexicon import words
+
+    said = {word for text in texts for word in words(text)}
+    return [visual.entity for visual in VISUALS if visual.words & said]
+
+
+def visual(entity: str) -> Visual:
+    return _BY_ENTITY[entity]
+
+
+def prompt_for(entity: str, fact_object: str) -> str:
+    """The picture's prompt, from the live fact that says how the entity looks."""
+    return visual(entity).describe.format(object=fact_object)
