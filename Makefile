@@ -14,6 +14,12 @@ $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	@# The browser tests (tests/test_inspect_page.py) drive Debian's Chromium through Playwright, never a browser
+	@# Playwright downloads: installed here only when missing and only where apt-get exists (as root, or via sudo).
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium; \
+	fi
 	@touch $(STAMP)
 
 install: $(STAMP)

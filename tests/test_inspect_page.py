@@ -1,0 +1,290 @@
+"""``ella inspect``: the operator's page, served for real (uvicorn on a free port) and read by a real browser.
+
+Why a browser and not only HTML assertions: the page's promise is that an operator can *follow* things (a
+thought to the evidence it cites, a fact to the one it replaced), which is anchors resolving and the target
+scrolled into view; only a browser shows that. The user is built by the real pipeline, in process with the
+offline engine: ingest (turn, reply, usage), perceive (nodes, counter drain), fact extraction (a claim and the
+newer claim that supersedes it) and a reflection once the counter ran out. Auth is checked on every path with
+plain HTTP, since a page that forgot it on one path (the stylesheet, a 404) would leak that it exists.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+from sqlalchemy import select
+
+from models import MemoryNode, User, WorldFact
+from models.boundary import BoundaryEvent
+from tests.test_memory_perceive import perceive_now
+from tests.test_memory_reflection import reflect_now
+from workers.db import session_scope
+from workers.settings import get_settings
+
+CHROMIUM = Path("/usr/bin/chromium")
+AUTH = ("ops", "s3cret-pass")
+T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+MESSAGES = [
+    "I live in Leeds",
+    "I have a job interview at the museum on Thursday and I'm nervous",
+    "My sister Maya is helping me practise for the interview",
+    "My grandma died last month and I still miss her",
+    "I live in York now",
+    "The interview went great and they offered me the job",
+]
+
+
+def build_user(user: str, messages: list[str] = MESSAGES, trigger_max: int = 12) -> None:
+    """A user through the real pipeline, one message at a time, as a worker would run it (in process)."""
+    from tasks.ingest import ingest_message
+    from tasks.ledger import extract_facts
+
+    for i, text in enumerate(messages):
+        at = T0 + timedelta(minutes=5 * i)
+        kwargs = {"message_id": f"{user}-m{i}", "user_id": user, "text": text, "sent_at": at.isoformat()}
+        ingest_message.apply(kwargs=kwargs).get()
+        if i == 0:  # a low trigger, so a handful of messages makes the counter run out
+            with session_scope() as s:
+                u = s.get(User, user)
+                u.importance_trigger_max = u.importance_trigger_curr = trigger_max
+        perceive_now(user_id=user, description=text, source_message_id=kwargs["message_id"], created_at=at.isoformat())
+        extract_facts.apply(kwargs=kwargs).get()
+    reflect_now(user)
+
+
+def reflection_thoughts(user: str) -> list[MemoryNode]:
+    with session_scope() as s:
+        rows = s.scalars(
+            select(MemoryNode).where(MemoryNode.user_id == user, MemoryNode.dedupe_key.like("reflect:%"))
+        ).all()
+        s.expunge_all()
+        return list(rows)
+
+
+def superseding_fact(user: str) -> WorldFact:
+    with session_scope() as s:
+        fact = s.scalars(select(WorldFact).where(WorldFact.user_id == user, WorldFact.supersedes.is_not(None))).first()
+        assert fact is not None, "the pipeline wrote no supersession"
+        s.expunge(fact)
+        return fact
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def server(migrated_db: str) -> Iterator[str]:
+    """The app under uvicorn in a thread on a free loopback port; its base URL."""
+    import uvicorn
+
+    from workers.inspect import app
+
+    config = uvicorn.Config(app([":".join(AUTH)]), host="127.0.0.1", port=free_port(), log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{config.port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+def basic(user: str, password: str) -> dict[str, str]:
+    return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+
+
+# --- auth on every path, plain HTTP ---------------------------------------------------------------------------
+
+PATHS = ["/", "/users/nobody", "/static/inspect.css", "/no/such/path", "/users/a%2Fb"]
+
+
+def test_every_path_refuses_a_request_without_valid_credentials(server):
+    bad = [
+        {},
+        basic(AUTH[0], "wrong"),
+        basic("wrong", AUTH[1]),
+        {"Authorization": "Basic not-base64!!"},
+        {"Authorization": "Bearer " + base64.b64encode(":".join(AUTH).encode()).decode()},
+        basic(AUTH[0], AUTH[1] + "x"),
+    ]
+    for path in PATHS:
+        for headers in bad:
+            for method in ("GET", "HEAD", "POST"):
+                response = httpx.request(method, server + path, headers=headers)
+                assert response.status_code == 401, (path, headers, method)
+                assert response.headers["www-authenticate"].startswith("Basic ")
+                assert "fleet" not in response.text.lower() and "user" not in response.text.lower()
+
+
+def test_valid_credentials_reach_the_pages_and_nothing_writes(server):
+    ok = basic(*AUTH)
+    assert httpx.get(server + "/", headers=ok).status_code == 200
+    assert httpx.get(server + "/static/inspect.css", headers=ok).headers["content-type"].startswith("text/css")
+    assert httpx.get(server + "/users/nobody", headers=ok).status_code == 404
+    assert httpx.get(server + "/no/such/path", headers=ok).status_code == 404
+    assert httpx.post(server + "/", headers=ok).status_code == 405  # read only: no method but GET
+
+
+def test_the_app_and_the_command_refuse_to_start_without_credentials(monkeypatch):
+    from typer.testing import CliRunner
+
+    from workers.cli import cli
+    from workers.inspect import app
+
+    for given in ([], [""], ["no-colon"]):
+        with pytest.raises(ValueError, match="ELLA_INSPECT_BASIC_AUTH"):
+            app(given)
+    monkeypatch.delenv("ELLA_INSPECT_BASIC_AUTH", raising=False)
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, ["inspect", "--port", str(free_port())])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 2
+
+
+def test_the_command_binds_loopback_unless_told_otherwise(monkeypatch):
+    import uvicorn
+
+    from workers.cli import cli
+
+    seen = {}
+    monkeypatch.setenv("ELLA_INSPECT_BASIC_AUTH", ":".join(AUTH))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    get_settings.cache_clear()
+    try:
+        from typer.testing import CliRunner
+
+        assert CliRunner().invoke(cli, ["inspect"]).exit_code == 0
+    finally:
+        get_settings.cache_clear()
+    assert seen["host"] == "127.0.0.1"
+
+
+# --- what the pages show ---------------------------------------------------------------------------------------
+
+
+def test_a_users_page_shows_only_that_users_rows_and_escapes_what_they_wrote(migrated_db):
+    from workers.inspect import render_user_page
+
+    mine, theirs = f"me-{uuid.uuid4().hex[:6]}", f"them-{uuid.uuid4().hex[:6]}"
+    build_user(mine, ["<script>alert('x')</script> I live in Leeds"], trigger_max=150)
+    build_user(theirs, ["My dog Zorblax and I live in Quetzaltown"], trigger_max=150)
+    html = render_user_page(mine)
+    assert "&lt;script&gt;alert(" in html and "<script>" not in html
+    for trace in (theirs, "Zorblax", "Quetzaltown"):
+        assert trace not in html
+
+
+def test_boundary_text_is_shown_only_when_text_logging_is_on(migrated_db, monkeypatch):
+    from workers.inspect import render_user_page
+
+    user = f"b-{uuid.uuid4().hex[:6]}"
+    with session_scope() as s:
+        s.add(User(id=user))
+        s.flush()
+        fire = {"direction": "inbound", "category": "self_harm", "severity": "high", "route": "canned"}
+        s.add(BoundaryEvent(user_id=user, detector_version="v1", rule="rule-42", text="the words they typed", **fire))
+    off = render_user_page(user)
+    assert "rule-42" in off and "self_harm" in off and "canned" in off and "the words they typed" not in off
+    monkeypatch.setenv("ELLA_BOUNDARY_LOG_TEXT", "true")
+    get_settings.cache_clear()
+    assert "the words they typed" in render_user_page(user)
+
+
+def test_the_static_page_needs_no_server(migrated_db):
+    from workers.inspect import render_user_page
+
+    user = f"s-{uuid.uuid4().hex[:6]}"
+    build_user(user, MESSAGES[:2], trigger_max=150)
+    html = render_user_page(user, static=True)
+    assert 'id="user-page"' in html and "<style>" in html
+    assert 'href="/' not in html and 'src="/' not in html  # only anchors in the page itself
+
+
+# --- in a real browser -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is missing: `make install` installs it")
+def test_in_a_browser_the_reflection_leads_to_its_evidence_and_a_fact_to_the_one_it_replaced(server, tmp_path):
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import expect, sync_playwright
+
+    user = f"insp-{uuid.uuid4().hex[:6]}"
+    build_user(user)
+    thoughts = reflection_thoughts(user)
+    assert thoughts, "the pipeline did not reflect"
+    thought = next(t for t in thoughts if json.loads(t.evidence))
+    evidence = json.loads(thought.evidence)[0]
+    newer = superseding_fact(user)
+
+    shots = tmp_path
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            anonymous = browser.new_page()
+            try:  # headless Chromium, with no credentials to offer, aborts the 401 challenge instead of showing it
+                refused = anonymous.goto(f"{server}/users/{user}")
+                assert refused is not None and refused.status == 401
+            except PlaywrightError as exc:
+                assert "ERR_INVALID_AUTH_CREDENTIALS" in str(exc)
+            assert anonymous.request.get(f"{server}/users/{user}").status == 401
+
+            context = browser.new_context(
+                http_credentials={"username": AUTH[0], "password": AUTH[1]}, viewport={"width": 1280, "height": 900}
+            )
+            page = context.new_page()
+            response = page.goto(f"{server}/users/{user}")
+            assert response is not None and response.status == 200
+
+            row = page.locator(f"#node-{thought.id}")
+            expect(row).to_contain_text(thought.description[:40])
+            expect(row.locator("td").nth(3)).to_have_text(str(thought.depth))
+            expect(page.locator("#counter-chart circle.reflection")).not_to_have_count(0)
+            page.screenshot(path=str(shots / "inspect-user.png"), full_page=True)
+
+            row.locator(f'a[href="#node-{evidence}"]').click()
+            target = page.locator(f"#node-{evidence}")
+            expect(target).to_be_in_viewport()
+            assert page.url.endswith(f"#node-{evidence}")
+
+            fact = page.locator(f"#fact-{newer.id}")
+            fact.scroll_into_view_if_needed()
+            expect(fact).to_contain_text("active")
+            fact.locator("a.supersedes").click()
+            old = page.locator(f"#fact-{newer.supersedes}")
+            expect(old).to_be_in_viewport()
+            expect(old).to_contain_text("superseded")
+            expect(old.locator("xpath=..")).to_contain_text(newer.object)  # the same chain's list
+
+            fleet = page.goto(f"{server}/")
+            assert fleet is not None and fleet.status == 200
+            expect(page.locator(f"#user-{user} a")).to_have_text(user)
+            page.screenshot(path=str(shots / "inspect-fleet.png"), full_page=True)
+            page.locator(f"#user-{user} a").click()
+            expect(page.locator("#user-page h1")).to_contain_text(user)
+        finally:
+            browser.close()
+
+    for name in ("inspect-user.png", "inspect-fleet.png"):
+        assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        if os.environ.get("ELLA_INSPECT_SCREENSHOTS"):  # to refresh docs/: ELLA_INSPECT_SCREENSHOTS=docs
+            shutil.copy(shots / name, Path(os.environ["ELLA_INSPECT_SCREENSHOTS"]) / name)
