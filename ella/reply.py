@@ -5,6 +5,12 @@ Where each step is:
   (``ella.guard.replies``) with no model call. Otherwise ``generate_reply`` asks the live-reply model with her
   context (the world brief, canon first; her recent first-person statements, framed as hers and not as facts;
   retrieved memories; the conversation so far).
+- ``check_reading``: the reply call also returns Ella's own reading of the user's message (``risk``, ``boundary``),
+  the guard's last and most expensive stage at no extra call, for what the rules and the learned model missed. A
+  crisis reading switches the turn to the crisis referral (the inbound crisis route's message and line, logged
+  with rule ``model.reading.crisis`` and counted as a referral); a romance, sexual or physical reading replaces
+  the reply with the hand-written bounded one. Either way, nothing the model said in that turn is kept. The
+  offline engine always reads "none": there, this stage is absent.
 - ``check_outbound``: a generated reply that fires the guard (rules only: they judge Ella's own words) is
   replaced by the safe fallback (route ``fallback``), and the call that drifted is not trusted for memory
   either: its perception and self-statements are dropped.
@@ -27,7 +33,7 @@ from typing import Any
 
 from ella.contract import IngestPayload
 from ella.embeddings import Embedder
-from ella.guard import Category, Route, Verdict, classify
+from ella.guard import Category, Route, Severity, Verdict, classify
 from ella.guard.disclosure import DisclosurePolicy, ai_notice_due, break_due, with_notices
 from ella.guard.replies import DEFAULT_CRISIS_RESOURCES, SAFE_FALLBACK, canned_reply
 from ella.llm.kinds import Reply
@@ -80,6 +86,17 @@ class ReplyOutcome:
     self_statements: list[dict[str, Any]] = field(default_factory=list)
     fires: list[tuple[str, Verdict]] = field(default_factory=list)  # (direction, verdict) for the boundary log
     dead_letter_reason: str | None = None  # the model refused or stayed down: the caller records it
+    reading: tuple[str, str] = ("none", "none")  # the reply call's (risk, boundary) reading of the user's message
+
+
+# What a reading other than "none" means to the guard: the category and route a rule would have given, so the
+# hand-written reply, the boundary log and the yearly referral count treat it exactly as the inbound route does.
+READING_VERDICTS: dict[str, Verdict] = {
+    "crisis": Verdict(Category.EMOTIONAL_CRISIS, Severity.HIGH, Route.CRISIS_REFERRAL, "model.reading.crisis"),
+    "romance": Verdict(Category.ROMANTIC_AVOWAL, Severity.MEDIUM, Route.WARM_BOUNDED, "model.reading.romance"),
+    "sexual": Verdict(Category.PHYSICAL_ESCALATION, Severity.HIGH, Route.CALM_REFUSAL, "model.reading.sexual"),
+    "physical": Verdict(Category.PHYSICAL_ESCALATION, Severity.MEDIUM, Route.CALM_REFUSAL, "model.reading.physical"),
+}
 
 
 def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[[], str]) -> ReplyOutcome | None:
@@ -93,6 +110,26 @@ def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[
     text = canned_reply(inbound.route, inbound.category, payload.message_id, locale(), resources)
     category = "check_in" if inbound.route == Route.CHECK_IN else str(inbound.category)
     return ReplyOutcome(OutgoingReply(text=text, route="canned", category=category), fires=[("inbound", inbound)])
+
+
+def check_reading(
+    outcome: ReplyOutcome, payload: IngestPayload, policy: ReplyPolicy, locale: Callable[[], str]
+) -> ReplyOutcome:
+    """The generated reply, or the hand-written one when Ella's own reading of the message says crisis or a
+    boundary the rules missed. Runs before anything is sent; a replaced turn keeps nothing the model said (no
+    perception, no self-statements, no memories marked as used), as a canned inbound turn keeps nothing."""
+    if not policy.guard_enabled or outcome.reply.route != "generated":
+        return outcome
+    risk, boundary = outcome.reading
+    verdict = READING_VERDICTS.get(risk) or READING_VERDICTS.get(boundary)
+    if verdict is None:
+        return outcome
+    log.warning("the reply's own reading was %s/%s: the hand-written %s reply was sent instead",
+                risk, boundary, verdict.route)  # fmt: skip
+    resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}
+    text = canned_reply(verdict.route, verdict.category, payload.message_id, locale(), resources)
+    replaced = OutgoingReply(text=text, route="canned", category=str(verdict.category))
+    return ReplyOutcome(replaced, fires=[("inbound", verdict)])
 
 
 def check_outbound(outcome: ReplyOutcome, policy: ReplyPolicy) -> ReplyOutcome:
@@ -156,7 +193,13 @@ def generate_reply(
             return ReplyOutcome(OutgoingReply(text=result.value.reply, route="fallback"), memory_ids)
         value = result.value
         statements = [item.model_dump() for item in value.self_statements]
-        return ReplyOutcome(OutgoingReply(text=value.reply), memory_ids, value.perception.model_dump(), statements)
+        return ReplyOutcome(
+            OutgoingReply(text=value.reply),
+            memory_ids,
+            value.perception.model_dump(),
+            statements,
+            reading=(value.risk, value.boundary),
+        )
     fallback = OutgoingReply(text=Reply.failsafe({}).reply, route="fallback")
     return ReplyOutcome(fallback, memory_ids, dead_letter_reason=reason)
 
@@ -180,7 +223,7 @@ def respond(
     # The offline engine reads no context: skip the loading on its hot path.
     context = load_context() if port.provider.reads_context else ReplyContext()
     outcome = generate_reply(port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt)
-    return check_outbound(outcome, policy)
+    return check_outbound(check_reading(outcome, payload, policy, locale), policy)
 
 
 @dataclass(frozen=True)
@@ -220,6 +263,7 @@ __all__ = [
     "ReplyContext",
     "ReplyPolicy",
     "check_inbound",
+    "check_reading",
     "check_outbound",
     "respond",
     "disclose",

@@ -365,6 +365,11 @@ class Reply(KindOutput):
     reply: Text2000
     perception: Perceived  # of the user's message: their memory of this turn needs no call of its own
     self_statements: list[SelfStatement] = Field(default_factory=list, max_length=5)
+    # Ella's own reading of the user's message, the guard's last stage at no extra call (ella.reply.check_reading):
+    # "crisis" switches the turn to the crisis referral, a boundary other than "none" to the hand-written bounded
+    # reply. Defaults so that answers written before these fields existed still validate.
+    risk: Literal["none", "concern", "crisis"] = "none"
+    boundary: Literal["none", "romance", "sexual", "physical"] = "none"
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Reply:
