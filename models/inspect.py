@@ -160,30 +160,67 @@ class CounterPoint:
     reflection: bool  # a reset: the reflection's first thought is ``node_id``
 
 
-def counter_history(session: Session, user_id: str, trigger_max: int) -> list[CounterPoint]:
-    """The counter replayed from the nodes, in insert order: each event or chat lowers it by its poignancy, each
-    reflection (a run of ``reflect:`` thoughts) resets it to ``trigger_max``. One query of four small columns.
+@dataclass(frozen=True)
+class CounterHistory:
+    """The counter's last ``points`` (oldest first), how many drains there were in all, and how many reflections."""
 
-    A replay, not a log: the counter itself keeps only its current value (``users.importance_trigger_curr``), so
-    a change of ``importance_trigger_max`` over the user's life shifts the older part of the curve.
+    points: list[CounterPoint]
+    drains: int
+    reflections: int
+
+
+def _run_of(key: str) -> str:
+    return key.split(":")[1] if key.count(":") >= 1 else key
+
+
+def counter_history(session: Session, user_id: str, trigger_max: int, last: int) -> CounterHistory:
+    """The counter replayed from the nodes in insert order over the last ``last`` drains: each event or chat
+    lowers it by its poignancy, each reflection (a run of ``reflect:`` thoughts) resets it to ``trigger_max``.
+
+    A replay, not a log: the counter keeps only its current value (``users.importance_trigger_curr``), so a
+    change of ``importance_trigger_max`` over the user's life shifts the curve. Only the window is read row by
+    row: the value where it starts is ``trigger_max`` less the poignancy drained since the last reflection
+    before it (one SUM), so a user with 10,000 nodes costs the same as one with ``last``.
     """
-    rows = session.execute(
-        select(MemoryNode.id, MemoryNode.created_at, MemoryNode.node_type, MemoryNode.poignancy, MemoryNode.dedupe_key)
-        .where(MemoryNode.user_id == user_id)
-        .order_by(MemoryNode.id)
+    drains = MemoryNode.node_type.in_(DRAINS)
+    mine = MemoryNode.user_id == user_id
+    reflected = MemoryNode.dedupe_key.like(f"{REFLECT_KEY}%")
+    total = session.scalar(select(func.count()).where(mine, drains)) or 0
+    runs = {_run_of(k) for k in session.scalars(select(MemoryNode.dedupe_key).where(mine, reflected)) if k}
+    first = session.scalar(
+        select(MemoryNode.id).where(mine, drains).order_by(MemoryNode.id.desc()).offset(max(last, 1) - 1).limit(1)
     )
-    value, points, seen_runs = trigger_max, [], set()
-    for node_id, at, node_type, poignancy, key in rows:
+    value, seen = trigger_max, set()
+    window = select(
+        MemoryNode.id, MemoryNode.created_at, MemoryNode.node_type, MemoryNode.poignancy, MemoryNode.dedupe_key
+    ).where(mine, drains | reflected)
+    if first is not None and total > last:
+        reset = session.execute(
+            select(MemoryNode.id, MemoryNode.dedupe_key)
+            .where(mine, reflected, MemoryNode.id < first)
+            .order_by(MemoryNode.id.desc())
+            .limit(1)
+        ).first()
+        since = reset[0] if reset is not None else 0
+        if reset is not None and reset[1]:
+            seen.add(_run_of(reset[1]))
+        drained = session.scalar(
+            select(func.coalesce(func.sum(MemoryNode.poignancy), 0)).where(
+                mine, drains, MemoryNode.id > since, MemoryNode.id < first
+            )
+        )
+        value -= int(drained or 0)
+        window = window.where(MemoryNode.id >= first)
+    points = []
+    for node_id, at, node_type, poignancy, key in session.execute(window.order_by(MemoryNode.id)):
         if node_type in DRAINS:
             value -= poignancy
             points.append(CounterPoint(node_id, at, value, False))
-        elif key is not None and key.startswith(REFLECT_KEY):
-            run = key.split(":")[1]
-            if run not in seen_runs:
-                seen_runs.add(run)
-                value = trigger_max
-                points.append(CounterPoint(node_id, at, value, True))
-    return points
+        elif key is not None and _run_of(key) not in seen:
+            seen.add(_run_of(key))
+            value = trigger_max
+            points.append(CounterPoint(node_id, at, value, True))
+    return CounterHistory(points, total, len(runs))
 
 
 def fact_chains(session: Session, user_id: str, limit: int) -> tuple[list[list[WorldFact]], int]:

@@ -210,6 +210,28 @@ def test_boundary_text_is_shown_only_when_text_logging_is_on(migrated_db, monkey
     assert "the words they typed" in render_user_page(user)
 
 
+def test_the_counter_replayed_over_a_window_matches_the_whole_replay_and_ends_at_the_stored_value(migrated_db):
+    """The chart reads only its last drains and starts from a SUM; a wrong start (a reflection straddling the
+    window's edge, a run counted twice) would shift every point. Checked against the full replay for each window,
+    and the full replay against the counter the pipeline stored."""
+    from models.inspect import counter_history
+
+    user = f"c-{uuid.uuid4().hex[:6]}"
+    build_user(user, MESSAGES, trigger_max=12)  # reflects once at the end
+    for i, text in enumerate(["My grandma's funeral is on Friday and I'm dreading it", "I adopted a kitten today"]):
+        perceive_now(user_id=user, description=text, source_message_id=f"{user}-after-{i}")  # drains after the reset
+    with session_scope() as s:
+        stored = s.get(User, user).importance_trigger_curr
+        whole = counter_history(s, user, 12, 10_000)
+        assert whole.reflections >= 1 and any(p.reflection for p in whole.points)
+        assert whole.points[-1].value == stored
+        for last in range(1, whole.drains + 1):
+            window = counter_history(s, user, 12, last)
+            drains = [p for p in window.points if not p.reflection]
+            assert len(drains) == last
+            assert window.points == whole.points[-len(window.points) :], last
+
+
 def test_the_static_page_needs_no_server(migrated_db):
     from workers.inspect import render_user_page
 

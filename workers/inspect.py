@@ -53,7 +53,7 @@ SELFLOG_SHOWN = 100
 NOTIFICATIONS_SHOWN = 100
 BOUNDARY_SHOWN = 100
 CHAPTERS_SHOWN = 20
-CHART_POINTS = 400  # the counter's last points; the replay itself reads every node (four small columns)
+CHART_POINTS = 400  # the counter's last drains (and the reflections among them)
 FLEET_DAYS = 30
 FLEET_USERS_SHOWN = 50
 DEAD_LETTERS_SHOWN = 20
@@ -159,7 +159,7 @@ def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
     cited = {n.id: q.cited_ids(n.evidence) for n in nodes if n.node_type == "thought"}
     outside = sorted({i for ids in cited.values() for i in ids} - shown_ids)
     evidence_nodes = q.nodes_by_id(session, user_id, outside)
-    history = q.counter_history(session, user_id, user.importance_trigger_max)
+    history = q.counter_history(session, user_id, user.importance_trigger_max, CHART_POINTS)
     chains, chain_total = q.fact_chains(session, user_id, CHAINS_SHOWN)
     fact_ids = [f.id for chain in chains for f in chain]
     candidates = user_candidates(session, user_id, NOTIFICATIONS_SHOWN)
@@ -179,9 +179,9 @@ def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
         "node_counts": counts,
         "cited": cited,
         "evidence_nodes": evidence_nodes,
-        "chart": counter_chart(history[-CHART_POINTS:], user.importance_trigger_max),
-        "chart_cut": Cut(min(len(history), CHART_POINTS), len(history)),
-        "reflections": sum(1 for p in history if p.reflection),
+        "chart": counter_chart(history.points, user.importance_trigger_max),
+        "chart_cut": Cut(min(history.drains, CHART_POINTS), history.drains),
+        "reflections": history.reflections,
         "chains": chains,
         "chains_cut": Cut(len(chains), chain_total),
         "fact_events": q.fact_events(session, user_id, fact_ids),
