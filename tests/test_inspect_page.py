@@ -310,3 +310,20 @@ def test_in_a_browser_the_reflection_leads_to_its_evidence_and_a_fact_to_the_one
         assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         if os.environ.get("ELLA_INSPECT_SCREENSHOTS"):  # to refresh docs/: ELLA_INSPECT_SCREENSHOTS=docs
             shutil.copy(shots / name, Path(os.environ["ELLA_INSPECT_SCREENSHOTS"]) / name)
+
+
+@pytest.mark.domain
+def test_every_template_file_is_package_data_so_an_installed_ella_finds_it():
+    """The page reads its templates and stylesheet from the package directory; a file no package-data pattern
+    covers works from a checkout and is missing from the wheel (and the Docker image's install)."""
+    import fnmatch
+    import tomllib
+
+    from workers.inspect import TEMPLATES
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["workers"]
+    files = [p.relative_to(root / "workers").as_posix() for p in TEMPLATES.rglob("*") if p.is_file()]
+    assert {"templates/user.html", "templates/fleet.html", "templates/inspect.css"} <= set(files)
+    for name in files:
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), f"{name} is not package data"
