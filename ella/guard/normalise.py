@@ -16,6 +16,8 @@ Steps, in order (each one cheap; ASCII messages skip the Unicode steps):
 5. obfuscating separators collapsed: dotted/dashed single letters ("k.i.l.l") and runs of three or more
    space-separated single characters ("k i l l  m y s e l f"; a double space stays a word break), with a small
    dictionary segmentation when a run was typed without word breaks;
+5b. text-speak and short forms spelled out, numerals read in context (``ella/guard/textspeak.py``: "i want 2
+   die", "kms", "ur better off w/o me"; "meeting at 2 pm" and "4 of us" stay numbers);
 6. leetspeak undone only inside tokens that also contain letters, so "I'm 30", "5pm", "988" and "7:45" survive;
 7. runs of three or more identical letters squeezed to two ("loooove" -> "loove"); patterns tolerate the rest.
 
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
+from ella.guard.textspeak import spell_out
 
 # Category Cf ranges (Unicode 14, as shipped with CPython 3.11), plus blanks that render as nothing.
 _INVISIBLE = re.compile(
@@ -158,7 +162,7 @@ def _unleet_text(text: str, digits: dict[int, str]) -> str:
 
 
 def _fold(text: str) -> str:
-    """Steps 1-5: Unicode folding, case folding and separator collapsing (everything but leetspeak)."""
+    """Steps 1-5b: Unicode folding, case folding and separator collapsing (everything but leetspeak)."""
     if not text.isascii():
         text = _INVISIBLE.sub("", text)
         text = unicodedata.normalize("NFKC", text)
@@ -170,7 +174,7 @@ def _fold(text: str) -> str:
     if "." in text or "-" in text or "_" in text or "*" in text or "~" in text or "·" in text or "•" in text:
         text = _DOTTED.sub(_join_run, text)
     text = _SPACED.sub(_join_run, text)
-    return text
+    return spell_out(text)
 
 
 def _finish(text: str) -> str:
