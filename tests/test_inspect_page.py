@@ -232,6 +232,49 @@ def test_the_counter_replayed_over_a_window_matches_the_whole_replay_and_ends_at
             assert window.points == whole.points[-len(window.points) :], last
 
 
+def cells(html: str, row_id: str) -> list[str]:
+    """The text of each cell of the table row with this id."""
+    import re
+
+    row = re.search(rf'<tr id="{re.escape(row_id)}">(.*?)</tr>', html, re.S)
+    assert row, f"no row {row_id}"
+    return [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)]
+
+
+def test_the_fleet_page_counts_reflections_notifications_fires_cost_and_dead_letters(migrated_db):
+    from models.dead_letter import DeadLetter
+    from models.notifications import NotificationCandidate
+    from workers.inspect import render_fleet_page
+
+    user = f"f-{uuid.uuid4().hex[:6]}"
+    build_user(user)
+    now = datetime.now(UTC)
+    with session_scope() as s:
+        for i, (status, reason) in enumerate([("sent", None), ("skipped", "quiet hours"), ("expired", "expired"),
+                                              ("skipped", "cap")]):  # fmt: skip
+            s.add(NotificationCandidate(user_id=user, kind="followup", body="How did it go?", based_on="{}",
+                                        fresh_until=now, not_before=now, status=status, reason=reason,
+                                        dedupe_key=f"{user}-{i}"))  # fmt: skip
+        for category in ("romance", "romance", "medical"):
+            s.add(BoundaryEvent(user_id=user, direction="inbound", category=category, severity="high",
+                                route="canned", detector_version="v1", rule="r"))  # fmt: skip
+        s.add(DeadLetter(task_name="ella.perceive", reason="bad payload", payload="{}", user_id=user))
+    html = render_fleet_page()
+    today = now.strftime("%Y-%m-%d")
+    assert cells(html, f"user-{user}")[:2] == [user, str(len(MESSAGES))]
+    assert cells(html, f"reflections-{today}") == [today, str(len(reflection_thoughts_runs(user)))]
+    assert cells(html, "notifications-followup") == ["followup", "0", "1", "2", "1"]
+    assert '<td>romance</td><td>inbound</td><td class="num">2</td>' in html
+    assert '<td>medical</td><td>inbound</td><td class="num">1</td>' in html
+    assert f'href="/users/{user}"' in html and "bad payload" in html
+    cost = html.split('id="cost"', 1)[1].split("</table>", 1)[0]
+    assert f'<td>{today}</td><td>live reply</td><td class="num">{len(MESSAGES)}</td>' in cost
+
+
+def reflection_thoughts_runs(user: str) -> set[str]:
+    return {t.dedupe_key.split(":")[1] for t in reflection_thoughts(user)}
+
+
 def test_the_static_page_needs_no_server(migrated_db):
     from workers.inspect import render_user_page
 
