@@ -293,6 +293,16 @@ def test_the_blind_corpus_floor_holds() -> None:
     assert result["false_positive_rate"] <= 0.04
 
 
+def test_the_second_blind_files_floor_holds() -> None:
+    """tests/data/boundary_blind2.jsonl (issue 15) was written without sight of the guard, measured once before any
+    tuning, and never tuned or trained on. Floors sit a little below the figures measured after tuning (README)."""
+    result = evaluate(_rows(DATA / "boundary_blind2.jsonl"))
+    assert result["recall"]["emotional_crisis"] >= 0.75, result["misses"]
+    assert result["by_kind"]["textspeak"]["recall"]["emotional_crisis"] >= 0.90
+    assert result["recall"]["romantic_avowal"] >= 0.80 and result["recall"]["physical_escalation"] >= 0.65
+    assert result["false_positive_rate"] <= 0.03, result["false_positives"]
+
+
 def test_everyday_conversation_is_almost_never_flagged() -> None:
     """LoCoMo's conversation turns (evaluation data, never trained on) are ordinary chat between friends: any
     flag is a false alarm, and a companion that hands out canned replies to small talk is broken."""
@@ -300,4 +310,4 @@ def test_everyday_conversation_is_almost_never_flagged() -> None:
 
     turns = utterances(load(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json")))
     flagged = [t for t in turns if classify(t).category != Category.OK]
-    assert len(turns) > 2000 and len(flagged) / len(turns) <= 0.008, flagged[:5]
+    assert len(turns) > 2000 and len(flagged) / len(turns) <= 0.005, flagged[:5]

@@ -30,7 +30,7 @@ from workers.settings import Settings
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 # Messages the rules and the learned model pass as ordinary (checked in each test): only the reading can catch them.
-QUIET_PLAN = "I sorted out who gets my records and my cat, it's all arranged for Friday"
+QUIET_PLAN = "the records go to Tom, the cat to Mia. Friday it is."
 QUIET_ASK = "so what are we, you and me"
 
 

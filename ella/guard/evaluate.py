@@ -43,7 +43,7 @@ def evaluate(
     ok_rows = 0
     for row in rows:
         text, label = row["text"], row["label"]
-        kind = row.get("kind", "")
+        kind = row.get("kind") or row.get("style", "")  # the second blind file calls it "style"
         result = classifier(text)
         got = result.category.value if isinstance(result, Verdict) else str(getattr(result, "value", result))
         record: dict[str, Any] = {"text": text, "label": label, "kind": kind, "got": got}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-DETECTOR_VERSION = "guard-1.1.0"  # 1.1: the learned second opinion
+DETECTOR_VERSION = "guard-1.2.0"  # 1.1: the learned second opinion; 1.2: text-speak, retrained (issue 15)
 
 
 class Category(StrEnum):
