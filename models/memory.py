@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, select, update
+from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, func, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.memory.retrieval import NodeRow
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
 from models.user import User
 
@@ -26,6 +27,10 @@ class MemoryNode(Base):
     __table_args__ = (
         Index("ix_memory_nodes_user_id_created_at", "user_id", "created_at"),
         Index("ix_memory_nodes_user_id_node_type_created_at", "user_id", "node_type", "created_at"),
+        # The per-process retrieval cache (workers/memory_cache.py) asks, per retrieval, for the user's newest
+        # node, nodes after an id and nodes accessed since a time: each an index range, not a scan of the stream.
+        Index("ix_memory_nodes_user_id_id", "user_id", "id"),
+        Index("ix_memory_nodes_user_id_last_accessed_at", "user_id", "last_accessed_at"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -91,6 +96,45 @@ def user_nodes(session: Session, user_id: str, node_types: Sequence[str] = NODE_
             .order_by(MemoryNode.conversation_id, MemoryNode.created_at, MemoryNode.id)
         )
     )
+
+
+_ROW_COLUMNS = (
+    MemoryNode.id,
+    MemoryNode.node_type,
+    MemoryNode.description,
+    MemoryNode.embedding,
+    MemoryNode.embedding_model,
+    MemoryNode.created_at,
+    MemoryNode.last_accessed_at,
+    MemoryNode.expires_at,
+    MemoryNode.poignancy,
+    MemoryNode.depth,
+    MemoryNode.conversation_id,
+)
+
+
+def node_rows(session: Session, user_id: str, after_id: int = 0) -> list[NodeRow]:
+    """The user's nodes with an id above ``after_id``, ids ascending, as plain rows (no ORM objects: building
+    100,000 of them costs more than reading them)."""
+    result = session.execute(
+        select(*_ROW_COLUMNS).where(MemoryNode.user_id == user_id, MemoryNode.id > after_id).order_by(MemoryNode.id)
+    )
+    return [NodeRow(*row) for row in result]
+
+
+def newest_node_id(session: Session, user_id: str) -> int | None:
+    """The id of the user's newest node (None without nodes): what the retrieval cache is keyed by."""
+    return session.scalar(select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id))
+
+
+def accessed_since(session: Session, user_id: str, since: datetime) -> list[tuple[int, datetime]]:
+    """``(id, last access)`` of the user's nodes accessed at or after ``since``."""
+    rows = session.execute(
+        select(MemoryNode.id, MemoryNode.last_accessed_at).where(
+            MemoryNode.user_id == user_id, MemoryNode.last_accessed_at >= since
+        )
+    )
+    return [(node_id, at) for node_id, at in rows]
 
 
 def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:

@@ -19,9 +19,13 @@ from ella.memory.retrieval import (
     DEFAULT_WEIGHTS,
     BM25Index,
     MemoryStore,
+    NodeIndex,
+    NodeRow,
     RetrievalWeights,
+    comparable_matrix,
     context_relevance,
     normalize,
+    rank_memories,
     recency,
     score_memories,
     top_k,
@@ -219,3 +223,91 @@ def test_bm25_reads_the_words_the_embedder_reads_minus_function_words_stemmed() 
     assert (retrieval.tokenize, retrieval.stem, retrieval.STOP_WORDS) == (tokenize, stem, STOP_WORDS)
     # The offline engine's topic filter is another list on purpose: "feel" is searchable but never a topic.
     assert "feel" in TOPICLESS_WORDS and "feel" not in STOP_WORDS and "i'm" in TOPICLESS_WORDS
+
+
+# --- the second hop, the cached stream ----------------------------------------------------------------------
+
+
+def _rows(texts: list[str], model: str = EMBEDDER.model_id) -> list[NodeRow]:
+    vectors = EMBEDDER.embed(texts)
+    return [
+        NodeRow(
+            i + 1,
+            "event",
+            text,
+            vectors[i].tobytes(),
+            model,
+            T0 + timedelta(hours=i),
+            T0 + timedelta(hours=i),
+            None,
+            1 + i % 10,
+            0,
+            i // 5,
+        )  # fmt: skip
+        for i, text in enumerate(texts)
+    ]
+
+
+def test_second_hop_lifts_a_memory_that_shares_the_first_hits_words_but_not_the_questions() -> None:
+    texts = [
+        "Caroline moved from her home country four years ago",
+        "the necklace is from my grandma in my home country, Sweden",
+        "we had pizza at the lake",
+        "the dog chased a ball in the park",
+        "my grandma knitted a scarf",
+    ] + [f"an ordinary day number {i} at the office" for i in range(20)]
+    store = MemoryStore(EMBEDDER, RetrievalWeights(w_recency=0, w_importance=0, context=0))
+    hopping = MemoryStore(EMBEDDER, RetrievalWeights(w_recency=0, w_importance=0, context=0, hop=1.0, hop_seeds=1))
+    for s in (store, hopping):
+        s.add_many(texts, created=[T0] * len(texts))
+    question = "Where did Caroline move from?"
+    one, two = store.retrieve(question, 3, T0, touch=False), hopping.retrieve(question, 3, T0, touch=False)
+    assert one[0] == two[0] == 0
+    assert two.index(1) < (one.index(1) if 1 in one else 99)  # "home country" led the second hop to Sweden
+
+
+def test_node_index_ranks_exactly_as_rank_memories_over_the_same_rows() -> None:
+    rng = np.random.default_rng(3)
+    words = "dog river sister pottery interview Lisbon cat door kitchen rain exam party".split()
+    texts = [" ".join(rng.choice(words, 5)) for _ in range(300)]
+    rows = _rows(texts)
+    index = NodeIndex(EMBEDDER.model_id, EMBEDDER.dim)
+    index.extend(rows[:200])
+    index.extend(rows[200:])  # grown in two steps, as the cache grows it
+    now = T0 + timedelta(days=20)
+    for query in ("dog by the river", "pottery interview in Lisbon", "rain"):
+        vec = EMBEDDER.embed([query])[0]
+        cached = [n.id for n in rank_memories(index, vec, query, 10, now)]
+        assert cached == [n.id for n in rank_memories(rows, vec, query, 10, now, model_id=EMBEDDER.model_id)]
+
+
+def test_node_index_at_scale_keeps_the_exact_winner_and_nine_of_the_top_ten_through_its_shortlist(monkeypatch) -> None:
+    import ella.memory.retrieval as retrieval
+
+    rng = np.random.default_rng(4)
+    words = "dog river sister pottery interview Lisbon cat door kitchen rain exam party bread tram".split()
+    rows = _rows([" ".join(rng.choice(words, 6)) for _ in range(2000)])
+    exact = NodeIndex(EMBEDDER.model_id, EMBEDDER.dim)
+    exact.extend(rows)
+    monkeypatch.setattr(retrieval, "EXACT_LIMIT", 500)
+    monkeypatch.setattr(retrieval, "SHORTLIST", 200)
+    staged = NodeIndex(EMBEDDER.model_id, EMBEDDER.dim)
+    staged.extend(rows)
+    assert staged._coarse is not None and exact._coarse is None
+    now = T0 + timedelta(days=100)
+    shared = []
+    for query in ("the dog by the river", "sister pottery", "tram to Lisbon", "a party in the kitchen", "exam"):
+        vec = EMBEDDER.embed([query])[0]
+        got, want = staged.rank(vec, query, 10, now), exact.rank(vec, query, 10, now)
+        assert got[0].id == want[0].id
+        shared.append(len({n.id for n in got} & {n.id for n in want}))
+    assert sum(shared) / len(shared) >= 9, shared
+
+
+def test_vectors_of_another_model_are_zero_rows_never_compared() -> None:
+    rows = _rows(["blue whales sing", "blue whales sing"])
+    rows[1].embedding_model = "another-model-512"
+    matrix = comparable_matrix([r.embedding for r in rows], [r.embedding_model for r in rows], EMBEDDER.model_id, 512)
+    assert matrix[0].any() and not matrix[1].any()
+    short = comparable_matrix([b"\x00" * 16], ["x"], None, 512)  # another dimension: never compared either
+    assert not short.any()

@@ -30,13 +30,13 @@ from ella.world.tickers import tone_of
 from models.arcs import current_arc
 from models.chapters import latest_chapter
 from models.ledger import current
-from models.memory import user_nodes
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
 from models.user import User, touch_user
 from workers.db import autocommit_scope, session_scope
 from workers.embedding_cache import shared_embedder
 from workers.llm import get_port
+from workers.memory_cache import user_memory
 from workers.settings import Settings, get_settings
 from workers.world_cache import read_world
 
@@ -79,7 +79,7 @@ def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
     with autocommit_scope() as session:
         return ReplyContext(
             history=open_conversation_history(session, user_id),
-            nodes=user_nodes(session, user_id),
+            nodes=user_memory(session, user_id, shared_embedder()),
             world_brief=world_brief(current(session, user_id), settings.world_brief_max_tokens),
             recent_thoughts=recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply)),
             relationship=relationship_block(current_arc(session, user_id), latest_chapter(session, user_id)),

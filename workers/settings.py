@@ -82,6 +82,12 @@ class Settings(BaseSettings):
     retrieval_w_importance: float = Field(1.0, ge=0)
     retrieval_decay_per_hour: float = Field(0.99, gt=0, le=1, description="recency = decay ** hours since access")
     retrieval_fuse: float = Field(0.3, ge=0, le=1, description="share of embedding cosine (vs BM25) in relevance")
+    embedder: str = Field(
+        "hashing", description="hashing (default, no model) or semantic (the [semantic] extra: all-MiniLM-L6-v2)"
+    )
+    memory_cache_rows: int = Field(
+        300_000, ge=0, description="Memories the per-process retrieval cache holds over all users (LRU); 0: off."
+    )
 
     max_message_chars: int = Field(16_000, ge=1, description="Longer user texts are dead-lettered.")
 

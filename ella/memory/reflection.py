@@ -76,7 +76,7 @@ def reflect(
     vectors = embedder.embed(questions)  # one batch
     reflection = Reflection()
     for f_index, (question, vector) in enumerate(zip(questions, vectors, strict=True)):
-        found = rank_memories(nodes, vector, question, RETRIEVE_PER_FOCAL, now, weights)
+        found = rank_memories(nodes, vector, question, RETRIEVE_PER_FOCAL, now, weights, embedder.model_id)
         for node in found:  # as if read back after a touch: the next focal point sees these as just accessed
             node.last_accessed_at = now
         reflection.accessed.update(node.id for node in found)

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, cast, overload
 
 import numpy as np
 
@@ -115,6 +115,7 @@ class BM25Index:
         self._n = 0
         self._total_length = 0
         self._length_norm: np.ndarray | None = None  # k1 * (1 - b + b * dl / avgdl), cached until the next add
+        self._doc_terms: list[tuple[str, ...]] = []  # each document's distinct terms: what a second hop reads
         for tokens in docs:
             self.add(tokens)
 
@@ -124,11 +125,13 @@ class BM25Index:
     def add(self, tokens: Sequence[str]) -> int:
         """Index one document; returns its id."""
         doc = self._n
-        for term, tf in Counter(tokens).items():
+        counts = Counter(tokens)
+        for term, tf in counts.items():
             postings = self._postings.get(term)
             if postings is None:
                 postings = self._postings[term] = _Postings()
             postings.append(doc, tf)
+        self._doc_terms.append(tuple(counts))
         if doc == self._lengths.size:
             self._lengths = np.resize(self._lengths, 2 * doc)
         self._lengths[doc] = len(tokens)
@@ -137,11 +140,23 @@ class BM25Index:
         self._length_norm = None
         return doc
 
-    def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
+    def idf(self, term: str) -> float:
+        """The term's inverse document frequency (0 for a term no document has)."""
+        postings = self._postings.get(term)
+        if postings is None:
+            return 0.0
+        return math.log(1.0 + (self._n - postings.size + 0.5) / (postings.size + 0.5))
+
+    def terms(self, doc: int) -> tuple[str, ...]:
+        """The distinct terms of document ``doc``."""
+        return self._doc_terms[doc]
+
+    def scores(self, query_tokens: Sequence[str] | Mapping[str, float]) -> np.ndarray:
         """BM25 score of every document for the query, shape ``(n,)``; 0 for a document sharing no term.
 
         Only the query terms' posting lists are read: one vectorised formula per term, then a single
-        ``bincount`` adds the contributions per document. A term repeated in the query counts that many times.
+        ``bincount`` adds the contributions per document. A term repeated in the query counts that many times;
+        a mapping gives each term its weight instead (a second hop's expanded query).
         """
         n = self._n
         if self._length_norm is None and n:
@@ -152,7 +167,8 @@ class BM25Index:
             return np.zeros(n)
         docs_parts: list[np.ndarray] = []
         weight_parts: list[np.ndarray] = []
-        for term, query_tf in Counter(query_tokens).items():
+        query = query_tokens if isinstance(query_tokens, Mapping) else Counter(query_tokens)
+        for term, query_tf in query.items():
             postings = self._postings.get(term)
             if postings is None:
                 continue
@@ -207,6 +223,14 @@ class RetrievalWeights:
     """How many memories to each side the context reaches (LoCoMo: 2 to 5 are equal within 0.005)."""
     context_decay: float = 0.7
     """Each step further away counts this much less than the one before."""
+    hop: float = 0.0
+    """Weight of the second hop's relevance (see :func:`_second_hop`) added to the first's; 0 turns it off."""
+    hop_seeds: int = 5
+    """How many of the first hop's most relevant memories seed the second."""
+    hop_terms: int = 10
+    """How many salient terms of the seeds the second hop searches for."""
+    hop_fuse: float = 0.3
+    """Share of embedding cosine in the second hop's relevance, the rest BM25 over the seeds' terms."""
 
 
 DEFAULT_WEIGHTS = RetrievalWeights()
@@ -245,6 +269,8 @@ def score_memories(
     expired: np.ndarray | None = None,
     weights: RetrievalWeights = DEFAULT_WEIGHTS,
     previous: np.ndarray | None = None,
+    *,
+    cosine: np.ndarray | None = None,
 ) -> np.ndarray:
     """Retrieval score of each of the ``n`` memories for one query, shape ``(n,)``; higher is better.
 
@@ -252,6 +278,8 @@ def score_memories(
     ``hours_since_access``, ``poignancy``, ``expired`` and ``previous``. ``query_vec`` is the query's unit
     embedding from the same embedder and ``query_tokens`` its :func:`tokenize` terms. With ``bm25=None``,
     relevance is cosine alone; with ``previous=None`` (see :func:`context_relevance`), it has no context part.
+    ``cosine``, when given, is each memory's cosine with the query, computed by the caller (a
+    :class:`NodeIndex` shortlists it at scale) instead of ``matrix @ query_vec``.
 
     Relevance is ``fuse * norm(cosine) + (1 - fuse) * norm(bm25)``; with context, ``norm(relevance +
     context * context_relevance)``. Expired memories score ``-inf``: they are left out of every normalisation
@@ -268,15 +296,24 @@ def score_memories(
     def norm(x: np.ndarray) -> np.ndarray:
         return normalize(x) if live is None else normalize(x[live])
 
-    relevance = norm(matrix @ np.asarray(query_vec, dtype=matrix.dtype))
-    if bm25 is not None and weights.fuse < 1.0:
-        relevance = weights.fuse * relevance + (1.0 - weights.fuse) * norm(bm25.scores(query_tokens))
-    if previous is not None and weights.context and weights.context_steps > 0:
-        full = relevance if live is None else np.zeros(n)
-        if live is not None:
-            full[live] = relevance
-        around = context_relevance(full, previous, weights.context_steps, weights.context_decay)
-        relevance = normalize(relevance + weights.context * (around if live is None else around[live]))
+    def relevance_of(
+        vec: np.ndarray, terms: Sequence[str] | Mapping[str, float], fuse: float, cos: np.ndarray | None = None
+    ) -> np.ndarray:
+        relevance = norm(matrix @ np.asarray(vec, dtype=matrix.dtype) if cos is None else cos)
+        if bm25 is not None and fuse < 1.0 and terms:
+            relevance = fuse * relevance + (1.0 - fuse) * norm(bm25.scores(terms))
+        if previous is not None and weights.context and weights.context_steps > 0:
+            full = relevance if live is None else np.zeros(n)
+            if live is not None:
+                full[live] = relevance
+            around = context_relevance(full, previous, weights.context_steps, weights.context_decay)
+            relevance = normalize(relevance + weights.context * (around if live is None else around[live]))
+        return relevance
+
+    relevance = relevance_of(query_vec, query_tokens, weights.fuse, cosine)
+    if weights.hop and weights.hop_seeds > 0:
+        hop = _second_hop(relevance, live, matrix, bm25, query_tokens, weights, relevance_of)
+        relevance = normalize(relevance + weights.hop * hop)
     total = weights.w_relevance * relevance
     if weights.w_recency:
         total += weights.w_recency * norm(recency(hours_since_access, weights.decay))
@@ -287,6 +324,43 @@ def score_memories(
     scores = np.full(n, -np.inf)
     scores[live] = total
     return scores
+
+
+def _second_hop(
+    relevance: np.ndarray,
+    live: np.ndarray | None,
+    matrix: np.ndarray,
+    bm25: BM25Index | None,
+    query_tokens: Sequence[str],
+    weights: RetrievalWeights,
+    relevance_of: Callable[[np.ndarray, Mapping[str, float], float], np.ndarray],
+) -> np.ndarray:
+    """Relevance to what the first hop found: a query built from the ``hop_seeds`` most relevant memories.
+
+    Its vector is the mean of the seeds' embeddings; its terms are the seeds' ``hop_terms`` most salient
+    terms that the question did not use (a term's weight: the sum over the seeds that hold it of idf times
+    the seed's first-hop relevance), each weighted relative to the strongest. Over live memories, like
+    ``relevance``.
+    """
+    rows = np.flatnonzero(live) if live is not None else np.arange(relevance.size)
+    best_rows = top_k(relevance, weights.hop_seeds)
+    seeds, seed_weight = rows[best_rows], relevance[best_rows]
+    vector = (matrix[seeds].astype(np.float64) * seed_weight[:, None]).sum(axis=0)
+    length = float(np.linalg.norm(vector))
+    if length > 0:
+        vector /= length
+    terms: dict[str, float] = {}
+    if bm25 is not None:
+        asked = set(query_tokens)
+        salience: Counter[str] = Counter()
+        for seed, w in zip(seeds.tolist(), seed_weight.tolist(), strict=True):
+            for term in bm25.terms(seed):
+                if term not in asked:
+                    salience[term] += w * bm25.idf(term)
+        best = salience.most_common(weights.hop_terms)
+        if best and best[0][1] > 0:
+            terms = {term: value / best[0][1] for term, value in best}
+    return relevance_of(vector, terms, weights.hop_fuse)
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
@@ -456,6 +530,7 @@ class Retrievable(Protocol):
     node_type: str
     description: str
     embedding: bytes
+    embedding_model: str
     created_at: datetime
     last_accessed_at: datetime
     expires_at: datetime | None
@@ -467,6 +542,22 @@ class Retrievable(Protocol):
 R = TypeVar("R", bound=Retrievable)
 
 
+def comparable_matrix(embeddings: Sequence[bytes], models: Sequence[str], model_id: str | None, dim: int) -> np.ndarray:
+    """The stored vectors as an ``(n, dim)`` float32 matrix in which a vector of another model is a zero row.
+
+    Why: vectors of two embedders live in different spaces (a change of embedder re-embeds the stream in the
+    background, ``ella.reembed_memories``), so a query may only be compared with vectors of its own model; a
+    zero row has cosine 0 with every query, and the memory is still found by its words (BM25), recency and
+    importance. With ``model_id=None`` only the dimension is checked.
+    """
+    matrix = np.zeros((len(embeddings), dim), dtype=np.float32)
+    size = dim * 4
+    for row, (blob, model) in enumerate(zip(embeddings, models, strict=True)):
+        if len(blob) == size and (model_id is None or model == model_id):
+            matrix[row] = np.frombuffer(blob, dtype=np.float32)
+    return matrix
+
+
 def rank_memories(
     nodes: Sequence[R],
     query_vec: np.ndarray,
@@ -474,11 +565,22 @@ def rank_memories(
     k: int,
     now: datetime,
     weights: RetrievalWeights = DEFAULT_WEIGHTS,
+    model_id: str | None = None,
 ) -> list[R]:
-    """The ``k`` best of ``nodes`` (in (conversation, created) order) for ``query``; expired ones never."""
+    """The ``k`` best of ``nodes`` (in (conversation, created) order) for ``query``; expired ones never.
+
+    ``nodes`` may be a :class:`NodeIndex` (the per-process cache of a user's stream): it ranks with its own
+    arrays instead of rebuilding them from every node. Only vectors of ``model_id`` (the query embedder's) are
+    compared with the query (see :func:`comparable_matrix`).
+    """
     if not nodes:
         return []
-    matrix = np.frombuffer(b"".join(n.embedding for n in nodes), dtype=np.float32).reshape(len(nodes), -1)
+    if isinstance(nodes, NodeIndex):
+        return cast(list[R], nodes.rank(query_vec, query, k, now, weights))
+    query_vec = np.asarray(query_vec, dtype=np.float32)
+    matrix = comparable_matrix(
+        [n.embedding for n in nodes], [getattr(n, "embedding_model", "") for n in nodes], model_id, query_vec.size
+    )
     hours = np.array([(now - n.last_accessed_at).total_seconds() / 3600 for n in nodes], dtype=np.float64)
     poignancy = np.array([n.poignancy for n in nodes], dtype=np.float64)
     expired = np.array([n.expires_at is not None and n.expires_at <= now for n in nodes])
@@ -495,5 +597,201 @@ def rank_memories(
 
 def newest_thoughts(nodes: Sequence[Retrievable], n: int, now: datetime) -> list[str]:
     """The ``n`` newest unexpired thoughts among ``nodes``, newest first."""
+    if isinstance(nodes, NodeIndex):
+        return nodes.newest_thoughts(n, now)
     live = [x for x in nodes if x.node_type == "thought" and (x.expires_at is None or x.expires_at > now)]
     return [x.description for x in sorted(live, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]
+
+
+# --- the cached stream ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class NodeRow:
+    """One stored node as retrieval reads it (the columns ``models.memory.node_rows`` selects), in this order."""
+
+    id: int
+    node_type: str
+    description: str
+    embedding: bytes
+    embedding_model: str
+    created_at: datetime
+    last_accessed_at: datetime
+    expires_at: datetime | None
+    poignancy: int
+    depth: int
+    conversation_id: int | None
+
+
+EXACT_LIMIT = 20_000
+"""Above this many memories, cosine is computed in two stages (see :meth:`NodeIndex.cosine`)."""
+COARSE_DIM = 64
+SHORTLIST = 2_000
+
+
+class NodeIndex(Sequence[NodeRow]):
+    """A user's stored stream held as retrieval's arrays, so a retrieval does not rebuild them from the rows.
+
+    Why: building the matrix, the BM25 index and the per-node arrays from 100,000 rows costs seconds; ranking
+    prebuilt arrays costs milliseconds. The stream is append-only (rows are never edited except their last
+    access, and only erasure deletes, all at once), so the index grows with :meth:`extend` and takes new last
+    accesses with :meth:`touch`; ``workers.memory_cache`` keeps one per user and brings it up to date.
+
+    Order: rows are kept in the order they are added (ids ascending); the conversation context chains each
+    node to the previous one of its conversation, as ``rank_memories``' (conversation, created) order does
+    when nodes arrive in creation order. Above :data:`EXACT_LIMIT` memories the cosine is two-stage.
+    """
+
+    def __init__(self, model_id: str, dim: int) -> None:
+        self.model_id = model_id
+        self.dim = dim
+        self._rows: list[NodeRow] = []
+        self._row_of: dict[int, int] = {}
+        self._tail: dict[int, int] = {}  # conversation -> its newest row
+        self.bm25 = BM25Index()
+        self._matrix = np.zeros((16, dim), dtype=np.float32)
+        self._coarse: np.ndarray | None = None  # (capacity, COARSE_DIM), kept only above EXACT_LIMIT
+        self._projection = np.random.default_rng(0).standard_normal((dim, COARSE_DIM)).astype(np.float32)
+        self._accessed = np.zeros(16)  # POSIX seconds
+        self._expires = np.full(16, np.inf)
+        self._poignancy = np.zeros(16)
+        self._previous = np.full(16, -1, dtype=np.int64)
+        self.foreign = 0  # rows whose vector is of another model (a zero row until re-embedded)
+        self.newest_id = 0
+        self.accessed_mark: datetime | None = None  # the newest last access seen
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, i: int) -> NodeRow: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[NodeRow]: ...
+    def __getitem__(self, i: int | slice) -> NodeRow | Sequence[NodeRow]:
+        return self._rows[i]
+
+    @property
+    def nbytes(self) -> int:
+        """About what the index holds in memory (the matrix dominates: 4 bytes per dimension per memory)."""
+        return int(self._matrix.nbytes + (0 if self._coarse is None else self._coarse.nbytes)) + 200 * len(self)
+
+    def extend(self, rows: Sequence[NodeRow]) -> None:
+        """Append nodes newer than every node held (ids ascending)."""
+        if not rows:
+            return
+        start, count = len(self._rows), len(rows)
+        self._reserve(start + count)
+        span = slice(start, start + count)
+        block = comparable_matrix(
+            [r.embedding for r in rows], [r.embedding_model for r in rows], self.model_id, self.dim
+        )
+        self.foreign += int(np.count_nonzero(~block.any(axis=1)))
+        self._matrix[span] = block
+        if self._coarse is not None:
+            self._coarse[span] = block @ self._projection
+        self._accessed[span] = [_seconds(r.last_accessed_at) for r in rows]
+        self._expires[span] = [np.inf if r.expires_at is None else _seconds(r.expires_at) for r in rows]
+        self._poignancy[span] = [r.poignancy for r in rows]
+        for row, node in enumerate(rows, start):
+            self._rows.append(node)
+            self._row_of[node.id] = row
+            self.bm25.add(tokenize(node.description))
+            previous = -1
+            if node.conversation_id is not None:
+                previous = self._tail.get(node.conversation_id, -1)
+                self._tail[node.conversation_id] = row
+            self._previous[row] = previous
+            self.newest_id = max(self.newest_id, node.id)
+            if self.accessed_mark is None or node.last_accessed_at > self.accessed_mark:
+                self.accessed_mark = node.last_accessed_at
+        if self._coarse is None and len(self._rows) > EXACT_LIMIT:
+            self._coarse = np.zeros((self._matrix.shape[0], COARSE_DIM), dtype=np.float32)
+            self._coarse[: len(self._rows)] = self._matrix[: len(self._rows)] @ self._projection
+
+    def touch(self, accessed: Sequence[tuple[int, datetime]]) -> None:
+        """Take new last accesses ``(node id, when)``; ids not held are ignored."""
+        for node_id, when in accessed:
+            row = self._row_of.get(node_id)
+            if row is not None:
+                self._accessed[row] = max(self._accessed[row], _seconds(when))
+                self._rows[row].last_accessed_at = when
+            if self.accessed_mark is None or when > self.accessed_mark:
+                self.accessed_mark = when
+
+    def cosine(self, query_vec: np.ndarray) -> np.ndarray:
+        """Cosine of every memory with the query: exact up to :data:`EXACT_LIMIT` memories; above, exact for a
+        shortlist and the projection's estimate, held below the shortlist, for the rest.
+
+        Why: at 100,000 memories the matrix-vector product alone reads 150-200 MB and takes 12-20 ms here. The
+        shortlist is the :data:`SHORTLIST` best by a fixed random projection to :data:`COARSE_DIM` dimensions
+        (a 25 MB product) plus every memory sharing a query term (BM25 finds those anyway); the rest, which
+        the projection ranks below 2% of the stream, keep its estimate. ``bench/retrieval.py --store`` measures
+        how much of the top 30 is the exact ranking's.
+        """
+        n = len(self._rows)
+        q = np.asarray(query_vec, dtype=np.float32)
+        if self._coarse is None:
+            return np.asarray(self._matrix[:n] @ q, dtype=np.float64)
+        approx = self._coarse[:n] @ (q @ self._projection)
+        shortlist = np.argpartition(-approx, SHORTLIST - 1)[:SHORTLIST] if n > SHORTLIST else np.arange(n)
+        exact = self._matrix[shortlist] @ q
+        # The rest keep the projection's estimate (unbiased: the projection's columns have unit variance), held
+        # below the shortlist's lowest, so the min-max normalisation of cosine sees about the true range.
+        floor = float(exact.min()) if exact.size else 0.0
+        out: np.ndarray = np.minimum(approx.astype(np.float64) / COARSE_DIM, floor)
+        out[shortlist] = exact
+        return out
+
+    def rank(
+        self, query_vec: np.ndarray, query: str, k: int, now: datetime, weights: RetrievalWeights = DEFAULT_WEIGHTS
+    ) -> list[NodeRow]:
+        """The ``k`` best nodes for ``query`` at ``now``, best first; expired ones never."""
+        n = len(self._rows)
+        if n == 0 or k <= 0:
+            return []
+        t = _seconds(now)
+        tokens = tokenize(query)
+        cosine = self.cosine(query_vec)
+        if self._coarse is not None:  # a memory sharing a query term gets its exact cosine too
+            sharing = np.flatnonzero(self.bm25.scores(tokens))
+            cosine[sharing] = self._matrix[sharing] @ np.asarray(query_vec, dtype=np.float32)
+        scores = score_memories(
+            np.asarray(query_vec, dtype=np.float32),
+            tokens,
+            self._matrix[:n],
+            self.bm25,
+            (t - self._accessed[:n]) / 3600.0,
+            self._poignancy[:n],
+            self._expires[:n] <= t,
+            weights,
+            self._previous[:n],
+            cosine=cosine,
+        )
+        return [self._rows[i] for i in top_k(scores, k)]
+
+    def newest_thoughts(self, n: int, now: datetime) -> list[str]:
+        """The ``n`` newest unexpired thoughts, newest first (rows are in id order, so from the end)."""
+        found: list[NodeRow] = []
+        for node in reversed(self._rows):
+            if node.node_type == "thought" and (node.expires_at is None or node.expires_at > now):
+                found.append(node)
+        return [x.description for x in sorted(found, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]
+
+    def _reserve(self, size: int) -> None:
+        capacity = self._poignancy.size
+        if size <= capacity:
+            return
+        while capacity < size:
+            capacity *= 2
+        held = len(self._rows)
+        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        matrix[:held] = self._matrix[:held]
+        self._matrix = matrix
+        if self._coarse is not None:
+            coarse = np.zeros((capacity, COARSE_DIM), dtype=np.float32)
+            coarse[:held] = self._coarse[:held]
+            self._coarse = coarse
+        self._accessed = np.resize(self._accessed, capacity)
+        self._expires = np.resize(self._expires, capacity)
+        self._poignancy = np.resize(self._poignancy, capacity)
+        self._previous = np.resize(self._previous, capacity)

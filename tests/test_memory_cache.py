@@ -1,0 +1,132 @@
+"""The per-process retrieval cache (workers/memory_cache.py): up to date with the database without rebuilding.
+
+Each test changes the stored stream the way the product does (a new node, a touch by another worker, an
+erasure, a change of embedder) and checks that the cached index ranks what a fresh load of the rows would.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from sqlalchemy import delete, update
+
+from ella.embeddings import HashingEmbedder
+from ella.memory.retrieval import NodeIndex, rank_memories
+from models import MemoryNode, User
+from models.memory import mark_accessed, node_rows
+from workers.db import session_scope
+from workers.memory_cache import MemoryCache
+
+EMBEDDER = HashingEmbedder()
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def add_nodes(user_id: str, texts: list[str], *, start: datetime = T0, model: str | None = None) -> list[int]:
+    vectors = EMBEDDER.embed(texts)
+    with session_scope() as s:
+        if s.get(User, user_id) is None:
+            s.add(User(id=user_id))
+            s.flush()
+        rows = [
+            MemoryNode(
+                user_id=user_id,
+                node_type="event",
+                created_at=start + timedelta(minutes=i),
+                last_accessed_at=start + timedelta(minutes=i),
+                subject=user_id,
+                predicate="said",
+                object=text[:40],
+                description=text,
+                embedding=vector.tobytes(),
+                embedding_model=model or EMBEDDER.model_id,
+                poignancy=5,
+            )
+            for i, (text, vector) in enumerate(zip(texts, vectors, strict=True))
+        ]
+        s.add_all(rows)
+        s.flush()
+        return [r.id for r in rows]
+
+
+def ranked(index: NodeIndex, query: str, now: datetime, k: int = 3) -> list[int]:
+    return [n.id for n in rank_memories(index, EMBEDDER.embed([query])[0], query, k, now)]
+
+
+def fresh(user_id: str, query: str, now: datetime, k: int = 3) -> list[int]:
+    """What a retrieval over freshly loaded rows returns (no cache)."""
+    with session_scope() as s:
+        rows = node_rows(s, user_id)
+    return [n.id for n in rank_memories(rows, EMBEDDER.embed([query])[0], query, k, now, model_id=EMBEDDER.model_id)]
+
+
+def test_a_new_node_is_found_by_the_next_retrieval_without_a_rebuild(migrated_db) -> None:
+    cache = MemoryCache(max_rows=1000)
+    add_nodes("u1", ["I walked the dog by the river", "my sister Maya visited", "work was long today"])
+    with session_scope() as s:
+        cache.index(s, "u1", EMBEDDER)
+    (pottery,) = add_nodes("u1", ["I signed up for a pottery class"], start=T0 + timedelta(hours=1))
+    now = T0 + timedelta(hours=2)
+    with session_scope() as s:
+        index = cache.index(s, "u1", EMBEDDER)
+    assert (cache.builds, cache.hits) == (1, 1)
+    assert len(index) == 4 and index.newest_id == pottery
+    assert ranked(index, "pottery class", now)[0] == pottery
+    assert ranked(index, "pottery class", now) == fresh("u1", "pottery class", now)
+
+
+def test_a_touch_by_another_worker_reaches_the_cached_recency(migrated_db) -> None:
+    cache = MemoryCache(max_rows=1000)
+    ids = add_nodes("u2", ["Sam walked the dog by the river"] * 4)  # equal but for recency
+    now = T0 + timedelta(days=3)
+    with session_scope() as s:
+        assert ranked(cache.index(s, "u2", EMBEDDER), "dog walk", now, 1) == [ids[-1]]  # the newest
+    with session_scope() as s:  # another worker retrieved the oldest one just now
+        mark_accessed(s, [ids[0]], now - timedelta(minutes=5))
+    with session_scope() as s:
+        index = cache.index(s, "u2", EMBEDDER)
+    assert cache.builds == 1
+    assert ranked(index, "dog walk", now, 4) == fresh("u2", "dog walk", now, 4)
+    assert ranked(index, "dog walk", now, 1) == [ids[0]]
+
+
+def test_an_erased_stream_is_dropped_and_a_new_one_rebuilt(migrated_db) -> None:
+    cache = MemoryCache(max_rows=1000)
+    add_nodes("u3", ["the old flat had a red door", "the cat is called Miso"])
+    with session_scope() as s:
+        assert len(cache.index(s, "u3", EMBEDDER)) == 2
+    with session_scope() as s:
+        s.execute(delete(MemoryNode).where(MemoryNode.user_id == "u3"))
+    with session_scope() as s:
+        assert len(cache.index(s, "u3", EMBEDDER)) == 0
+    assert cache.builds == 2
+
+
+def test_vectors_of_another_model_are_never_compared_and_a_change_of_embedder_rebuilds(migrated_db) -> None:
+    cache = MemoryCache(max_rows=1000)
+    ids = add_nodes("u4", ["blue whales sing", "a quiet evening"], model="some-other-model-512")
+    with session_scope() as s:
+        index = cache.index(s, "u4", EMBEDDER)
+    assert index.foreign == 2
+    np.testing.assert_array_equal(index.cosine(EMBEDDER.embed(["blue whales sing"])[0]), [0.0, 0.0])
+    with session_scope() as s:  # re-embedded into this model
+        s.execute(update(MemoryNode).where(MemoryNode.id.in_(ids)).values(embedding_model=EMBEDDER.model_id))
+
+    other = HashingEmbedder()
+    other.model_id = "hashing-ngram-v2-512"
+    with session_scope() as s:
+        assert cache.index(s, "u4", other).foreign == 2  # another model: a new index, its own comparisons
+    assert cache.builds == 2
+
+
+def test_the_cache_holds_at_most_its_rows_dropping_the_least_recently_used_user(migrated_db) -> None:
+    cache = MemoryCache(max_rows=5)
+    for user in ("a", "b", "c"):
+        add_nodes(user, [f"{user} note {i}" for i in range(2)])
+    with session_scope() as s:
+        for user in ("a", "b", "a", "c"):
+            cache.index(s, user, EMBEDDER)
+    assert cache.rows <= 5 and len(cache) == 2
+    with session_scope() as s:
+        cache.index(s, "a", EMBEDDER)  # still cached: used after b
+    assert cache.builds == 3
