@@ -134,6 +134,17 @@ def test_demo_writes_the_operators_page_of_the_demo_user_with_the_reflection(dem
     assert f'id="node-{thought_id}"' in page and html.escape(text, quote=False) in page
 
 
+def test_demo_makes_the_demo_users_daily_digest_through_the_batches_service(demo_runs):
+    """The digest job's own planner and handler, answered at once by the offline engine: one candidate for today."""
+    var, _first, second = demo_runs
+    with closing(sqlite3.connect(var / "ella.db")) as db:
+        made = db.execute(
+            "SELECT id FROM notification_candidates WHERE user_id = ? AND kind = 'digest'", (second.sam,)
+        ).fetchall()
+    assert len(made) == 1 and "through the Batches service: {'applied': 1}" in second.out
+    assert f"digest #{made[0][0]}: candidate" in second.out
+
+
 def test_a_second_demo_run_starts_a_fresh_world_instead_of_piling_onto_the_first(demo_runs):
     var, first, second = demo_runs
     assert "a fresh demo world" in first.out and "a fresh demo world" in second.out

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from ella.contract import OutboxEntry
 from workers.demo_story import play_reaching_out
-from workers.demo_world import fresh_world, seed_user, settle, show_inner_life, write_report
+from workers.demo_world import fresh_world, run_digest, seed_user, settle, show_inner_life, write_report
 from workers.gateway import enqueue_message, outbox_reader
 from workers.settings import get_settings
 from workers.stack import running_stack
@@ -97,6 +97,7 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
         play_reaching_out(console, stack, run)
         if not settle(settings):
             console.print("[yellow]the worker was still busy after 60 s: what follows may be missing its last steps[/]")
+        run_digest(console, settings, user_id)
         show_inner_life(console, settings, user_id)
         report = write_report(settings, user_id)
         console.print(f"the operator's page of {user_id} (ella inspect's, static): {report}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -195,6 +195,33 @@ def show_inner_life(console: Console, settings: Settings, user_id: str) -> None:
     for c in candidates:
         plans.add_row(f"{c.kind} #{c.id}: {c.status}", _short(c.body))
     console.print(plans)
+
+
+def run_digest(console: Console, settings: Settings, user_id: str) -> None:
+    """Today's daily digest for the demo user, through the job's own planner and the Message Batches service.
+
+    Not ``tasks.jobs.run_inline``: that plans the users whose local 07:00 falls in the current UTC hour, and a
+    run already planned for that hour (an earlier demo today) is not planned again. The planner, the stable
+    request id, the Batches service and the handler are the ones beat runs; only the run and chunk rows are
+    skipped. The offline engine answers at once; with Claude the batch is sent and applied by a later poll.
+    """
+    from ella.jobs import Job, Member, period_of, zone_of
+    from models.user import User
+    from tasks.digest import plan_digest
+    from workers.model_batches import flush_pending, submit
+
+    now = datetime.now(UTC)
+    with session_scope(settings) as s:
+        zone = s.get_one(User, user_id).timezone
+        period = period_of(Job.DIGEST, now.astimezone(zone_of(zone)).date(), zone_of(zone))
+        plan = plan_digest(s, [Member(user_id, zone, period)], now)
+        queued = submit(Job.DIGEST.value, plan.requests, session=s) if plan.requests else []
+    if not queued:
+        console.print(f"daily digest {period.label}: no request (idle {plan.idle}, {dict(plan.skipped) or 'nothing'})")
+        return
+    report = flush_pending()
+    outcome = dict(report.outcomes) or f"sent as a batch, {report.waiting} waiting for a poll"
+    console.print(f"daily digest {period.label}: {len(queued)} request through the Batches service: {outcome}")
 
 
 def write_report(settings: Settings, user_id: str) -> Path:
