@@ -137,6 +137,31 @@ def accessed_since(session: Session, user_id: str, since: datetime) -> list[tupl
     return [(node_id, at) for node_id, at in rows]
 
 
+def nodes_of_other_models(session: Session, model_id: str, after_id: int, limit: int) -> list[tuple[int, str]]:
+    """``(id, description)`` of up to ``limit`` nodes (any user) whose vector is not of ``model_id``, with an id
+    above ``after_id``, ids ascending: one page of a re-embedding."""
+    rows = session.execute(
+        select(MemoryNode.id, MemoryNode.description)
+        .where(MemoryNode.id > after_id, MemoryNode.embedding_model != model_id)
+        .order_by(MemoryNode.id)
+        .limit(limit)
+    )
+    return [(node_id, text) for node_id, text in rows]
+
+
+def count_other_models(session: Session, model_id: str) -> int:
+    """How many nodes hold a vector of another model than ``model_id``."""
+    return int(session.scalar(select(func.count()).where(MemoryNode.embedding_model != model_id)) or 0)
+
+
+def set_embeddings(session: Session, vectors: Sequence[tuple[int, bytes]], model_id: str) -> None:
+    """Replace nodes' vectors with ``model_id``'s (the description, and so the meaning, is unchanged)."""
+    for node_id, blob in vectors:
+        session.execute(
+            update(MemoryNode).where(MemoryNode.id == node_id).values(embedding=blob, embedding_model=model_id)
+        )
+
+
 def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:
     """The user's ``n`` most recent non-idle events and thoughts, newest first (the reflection's input)."""
     return list(

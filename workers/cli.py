@@ -221,11 +221,16 @@ def eval_locomo(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="A LoCoMo JSON file (e.g. locomo10.json)."),
     k: str = typer.Option("5,10,20", "--k", help="Comma-separated k values."),
     method: str = typer.Option("both", "--method", help="fused, bm25 or both."),
+    embedder_name: str = typer.Option(
+        "", "--embedder", help="hashing or semantic (default: ELLA_EMBEDDER, else hashing)."
+    ),
 ) -> None:
     """Memory retrieval on LoCoMo: evidence recall@k per question category; the last line is JSON."""
     from rich.table import Table
 
+    from ella.embeddings import make_embedder
     from ella.memory import locomo
+    from workers.settings import get_settings
 
     choices: dict[str, list[locomo.Method]] = {"both": ["fused", "bm25"], "fused": ["fused"], "bm25": ["bm25"]}
     methods = choices.get(method.strip().lower())
@@ -238,7 +243,9 @@ def eval_locomo(
     if not ks or ks[0] < 1:
         raise typer.BadParameter("k values must be positive", param_hint="--k")
     conversations = locomo.load(file)
-    results = {name: locomo.evaluate(conversations, ks, name) for name in methods}
+    embedder = make_embedder(embedder_name or get_settings().embedder)
+    typer.echo(f"embedder: {embedder.model_id}", err=True)
+    results = {name: locomo.evaluate(conversations, ks, name, embedder) for name in methods}
     console = Console()
     for name, result in results.items():
         table = Table("category", *(f"R@{n}" for n in ks), "questions", title=f"LoCoMo retrieval: {name}")
@@ -254,6 +261,22 @@ def eval_locomo(
 
 memory_cli = typer.Typer(help="Ella's memory stream.", no_args_is_help=True)
 cli.add_typer(memory_cli, name="memory")
+
+
+@memory_cli.command("reembed")
+def memory_reembed(page: int = typer.Option(500, min=1, help="Nodes per task run.")) -> None:
+    """Queue ella.reembed_memories: every node whose vector is of another model than ELLA_EMBEDDER's is embedded
+    again, a page per run, on the batch queue (progress in the worker's log and each run's result)."""
+    from workers.app import app
+    from workers.routing import TaskName, queue_for
+    from workers.settings import get_settings
+
+    result = app.send_task(
+        str(TaskName.REEMBED_MEMORIES),
+        kwargs={"page": page},
+        queue=queue_for(TaskName.REEMBED_MEMORIES, get_settings()),
+    )
+    typer.echo(f"queued {TaskName.REEMBED_MEMORIES} ({result.id})")
 
 
 @memory_cli.command("show")

@@ -49,6 +49,7 @@ class TaskName(StrEnum):
     PLAN_JOBS = "ella.plan_jobs"
     RUN_JOB_CHUNK = "ella.run_job_chunk"
     DRAW_IMAGE_ANCHORS = "ella.draw_image_anchors"
+    REEMBED_MEMORIES = "ella.reembed_memories"
 
 
 QUEUE_OF: dict[TaskName, Queue] = {
@@ -72,6 +73,7 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.PLAN_JOBS: Queue.BATCH,
     TaskName.RUN_JOB_CHUNK: Queue.BATCH,
     TaskName.DRAW_IMAGE_ANCHORS: Queue.BATCH,  # an image model call: never ahead of a user's message
+    TaskName.REEMBED_MEMORIES: Queue.BATCH,  # after a change of embedder: paged, in the background
 }
 
 
