@@ -13,7 +13,15 @@ fewer queries at the larger sizes. The memories (synthetic short first-person no
 4-30 turns) are generated and embedded once; 1k and 10k are prefixes of the 100k. No Redis, no database.
 The last line is JSON with the numbers.
 
+With ``--store``, through the real store instead: the 100k memories are written as one user's ``memory_nodes``
+rows (PostgreSQL by default, ``--backend sqlite``; no conversations, so no context part) and retrieved as the
+reply does, through the per-process cache (``workers.memory_cache``): cold (the first retrieval builds the
+user's index from the rows), warm (the cache key query, the touches since, the ranking), warm after a new node
+(the delta read), and the old way (load every node as an ORM object, then rank) once. Query embedding is timed
+apart. It also reports how much of the top 30 the shortlisted cosine shares with the exact one.
+
     python bench/retrieval.py [--queries 50] [--ref-queries 20,10,3] [--k 30]
+    python bench/retrieval.py --store [--backend postgresql] [--queries 50]
 """
 
 from __future__ import annotations
@@ -221,12 +229,158 @@ def reference(
     return times
 
 
+def store(args: argparse.Namespace) -> None:
+    """Retrieval through the real store at 100k memories (see the module's docstring)."""
+    import os
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import insert
+
+    import ella.memory.retrieval as retrieval
+    from tests.support.scratch import create_database, scratch_run
+
+    run, var = scratch_run("bench")
+    url, drop = create_database(args.backend, f"ella_rt_{run}", var)
+    os.environ["ELLA_DATABASE_URL"] = url
+    from workers.settings import get_settings
+
+    get_settings.cache_clear()
+    from models import MemoryNode, User
+    from models.memory import user_nodes
+    from workers import db
+    from workers.memory_cache import MemoryCache
+
+    try:
+        db.upgrade()
+        n = SIZES[-1]
+        mem = Memories(n, seed=1)
+        embedder = HashingEmbedder()
+        user = f"bench-{run}"
+        epoch = datetime(2026, 1, 1, tzinfo=UTC)
+        start = time.perf_counter()
+        with db.session_scope() as session:
+            session.add(User(id=user))
+            session.flush()
+            for lo in range(0, n, 5000):
+                session.execute(
+                    insert(MemoryNode),
+                    [
+                        {
+                            "user_id": user,
+                            "node_type": "event",
+                            "created_at": epoch + timedelta(hours=float(mem.created_h[i])),
+                            "last_accessed_at": epoch + timedelta(hours=float(mem.last_accessed_h[i])),
+                            "expires_at": epoch if mem.expired[i] else None,
+                            "subject": user,
+                            "predicate": "said",
+                            "object": mem.texts[i][:40],
+                            "description": mem.texts[i],
+                            "embedding": mem.matrix[i].tobytes(),
+                            "embedding_model": embedder.model_id,
+                            "poignancy": int(mem.poignancy[i]),
+                        }
+                        for i in range(lo, min(n, lo + 5000))
+                    ],
+                )
+        write_s = time.perf_counter() - start
+        print(f"{n:,} memory_nodes rows of one user written in {write_s:.1f}s ({args.backend})")
+        now = epoch + timedelta(hours=mem.now_h)
+        rng = random.Random(2)
+        queries = [fill(rng.choice(QUERIES), rng) for _ in range(args.queries)]
+        vectors = embedder.embed(queries)
+        embed_ms = []
+        for q in queries:
+            t0 = time.perf_counter()
+            embedder.embed([q])
+            embed_ms.append((time.perf_counter() - t0) * 1000)
+
+        cache = MemoryCache(max_rows=10 * n)
+
+        sync_ms: list[float] = []
+
+        def retrieve(i: int) -> tuple[float, list[int]]:
+            t0 = time.perf_counter()
+            with db.autocommit_scope() as session:
+                index = cache.index(session, user, embedder)
+            sync_ms.append((time.perf_counter() - t0) * 1000)
+            found = retrieval.rank_memories(index, vectors[i], queries[i], args.k, now)
+            return (time.perf_counter() - t0) * 1000, [x.id for x in found]
+
+        cold_ms, _ = retrieve(0)
+        warm = [retrieve(i % len(queries)) for i in range(len(queries))]
+        warm_ms = [t for t, _ in warm]
+        warm_sync_ms = sync_ms[1:]
+        after_new = []
+        for i in range(5):  # a new node each time: the warm path reads the delta
+            with db.session_scope() as session:
+                session.add(
+                    MemoryNode(
+                        user_id=user, node_type="event", created_at=now, last_accessed_at=now, subject=user,
+                        predicate="said", object="new", description=f"a brand new memory number {i}",
+                        embedding=embedder.embed([f"a brand new memory number {i}"])[0].tobytes(),
+                        embedding_model=embedder.model_id, poignancy=5,
+                    )
+                )  # fmt: skip
+            after_new.append(retrieve(i)[0])
+        assert cache.builds == 1, cache.builds
+        # Agreement of the shortlisted cosine with the exact one, on the same index rows.
+        staged = cache.index_of(user)
+        assert staged is not None
+        exact = retrieval.NodeIndex(embedder.model_id, embedder.dim)
+        limit = retrieval.EXACT_LIMIT
+        retrieval.EXACT_LIMIT = 10 * n
+        try:
+            exact.extend(list(staged))
+        finally:
+            retrieval.EXACT_LIMIT = limit
+        overlap = []
+        for i, q in enumerate(queries):
+            got = {x.id for x in staged.rank(vectors[i], q, args.k, now)}
+            want = {x.id for x in exact.rank(vectors[i], q, args.k, now)}
+            overlap.append(len(got & want) / max(1, len(want)))
+        start = time.perf_counter()
+        with db.autocommit_scope() as session:
+            nodes = user_nodes(session, user)
+        retrieval.rank_memories(nodes, vectors[0], queries[0], args.k, now, model_id=embedder.model_id)
+        old_ms = (time.perf_counter() - start) * 1000
+        figures: dict[str, object] = {
+            "store_memories": n,
+            "backend": args.backend,
+            "cold_ms": round(cold_ms, 1),
+            "warm_ms_p50": round(statistics.median(warm_ms), 3),
+            "warm_ms_p90": round(float(np.percentile(warm_ms, 90)), 3),
+            "warm_sync_ms_p50": round(statistics.median(warm_sync_ms), 3),
+            "after_new_node_ms_p50": round(statistics.median(after_new), 3),
+            "old_way_ms": round(old_ms, 1),
+            "query_embedding_ms_p50": round(statistics.median(embed_ms), 3),
+            "top30_shared_with_exact": round(float(np.mean(overlap)), 3),
+            "index_mb": round(staged.nbytes / 2**20, 1),
+            "k": args.k,
+            "queries": len(queries),
+        }
+        print(
+            f"cold {cold_ms:.0f} ms, warm p50 {figures['warm_ms_p50']} ms (p90 {figures['warm_ms_p90']}; "
+            f"of which the database p50 {figures['warm_sync_ms_p50']} ms), "
+            f"after a new node p50 {figures['after_new_node_ms_p50']} ms, old way {old_ms:.0f} ms; "
+            f"query embedding p50 {figures['query_embedding_ms_p50']} ms (not included); "
+            f"top {args.k} shared with exact cosine {figures['top30_shared_with_exact']:.3f}"
+        )
+        print(json.dumps(figures))
+    finally:
+        drop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--ref-queries", default="20,10,3", help="reference queries at 1k, 10k, 100k")
     parser.add_argument("--k", type=int, default=30)
+    parser.add_argument("--store", action="store_true", help="through the real store and its cache, at 100k")
+    parser.add_argument("--backend", default="postgresql", choices=["postgresql", "sqlite"])
     args = parser.parse_args()
+    if args.store:
+        store(args)
+        return
     ref_queries = [int(x) for x in args.ref_queries.split(",")]
 
     mem = Memories(SIZES[-1], seed=1)

@@ -224,12 +224,16 @@ def eval_locomo(
     embedder_name: str = typer.Option(
         "", "--embedder", help="hashing or semantic (default: ELLA_EMBEDDER, else hashing)."
     ),
+    fuse: float = typer.Option(-1.0, "--fuse", help="Share of cosine in relevance (default: ELLA_RETRIEVAL_FUSE)."),
 ) -> None:
     """Memory retrieval on LoCoMo: evidence recall@k per question category; the last line is JSON."""
+    from dataclasses import replace
+
     from rich.table import Table
 
     from ella.embeddings import make_embedder
     from ella.memory import locomo
+    from ella.memory.retrieval import DEFAULT_WEIGHTS
     from workers.settings import get_settings
 
     choices: dict[str, list[locomo.Method]] = {"both": ["fused", "bm25"], "fused": ["fused"], "bm25": ["bm25"]}
@@ -245,7 +249,8 @@ def eval_locomo(
     conversations = locomo.load(file)
     embedder = make_embedder(embedder_name or get_settings().embedder)
     typer.echo(f"embedder: {embedder.model_id}", err=True)
-    results = {name: locomo.evaluate(conversations, ks, name, embedder) for name in methods}
+    weights = replace(DEFAULT_WEIGHTS, fuse=fuse if 0 <= fuse <= 1 else get_settings().retrieval_fuse)
+    results = {name: locomo.evaluate(conversations, ks, name, embedder, weights=weights) for name in methods}
     console = Console()
     for name, result in results.items():
         table = Table("category", *(f"R@{n}" for n in ks), "questions", title=f"LoCoMo retrieval: {name}")

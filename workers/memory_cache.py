@@ -53,6 +53,12 @@ class MemoryCache:
     def rows(self) -> int:
         return sum(index.__len__() for index, _ in self._entries.values())
 
+    def index_of(self, user_id: str) -> NodeIndex | None:
+        """The cached index of ``user_id`` as it is (not brought up to date), or None."""
+        with self._lock:
+            entry = self._entries.get(user_id)
+        return None if entry is None else entry[0]
+
     def drop(self, user_id: str) -> None:
         with self._lock:
             self._entries.pop(user_id, None)

@@ -626,7 +626,7 @@ class NodeRow:
 EXACT_LIMIT = 20_000
 """Above this many memories, cosine is computed in two stages (see :meth:`NodeIndex.cosine`)."""
 COARSE_DIM = 64
-SHORTLIST = 2_000
+SHORTLIST = 1_000
 
 
 class NodeIndex(Sequence[NodeRow]):
@@ -718,15 +718,16 @@ class NodeIndex(Sequence[NodeRow]):
             if self.accessed_mark is None or when > self.accessed_mark:
                 self.accessed_mark = when
 
-    def cosine(self, query_vec: np.ndarray) -> np.ndarray:
+    def cosine(self, query_vec: np.ndarray, lexical: np.ndarray | None = None) -> np.ndarray:
         """Cosine of every memory with the query: exact up to :data:`EXACT_LIMIT` memories; above, exact for a
-        shortlist and the projection's estimate, held below the shortlist, for the rest.
+        shortlist and the shortlist's lowest value for the rest.
 
         Why: at 100,000 memories the matrix-vector product alone reads 150-200 MB and takes 12-20 ms here. The
         shortlist is the :data:`SHORTLIST` best by a fixed random projection to :data:`COARSE_DIM` dimensions
-        (a 25 MB product) plus every memory sharing a query term (BM25 finds those anyway); the rest, which
-        the projection ranks below 2% of the stream, keep its estimate. ``bench/retrieval.py --store`` measures
-        how much of the top 30 is the exact ranking's.
+        (a 25 MB product) and as many of the best by ``lexical`` (the query's BM25 scores: those may well be
+        returned). The rest, ranked by the projection below 1% of the stream, score as the least similar: an
+        estimate would do worse, as the min-max normalisation would take the lowest of 100,000 noisy estimates.
+        ``bench/retrieval.py --store`` measures how much of the top 30 is the exact ranking's.
         """
         n = len(self._rows)
         q = np.asarray(query_vec, dtype=np.float32)
@@ -734,11 +735,11 @@ class NodeIndex(Sequence[NodeRow]):
             return np.asarray(self._matrix[:n] @ q, dtype=np.float64)
         approx = self._coarse[:n] @ (q @ self._projection)
         shortlist = np.argpartition(-approx, SHORTLIST - 1)[:SHORTLIST] if n > SHORTLIST else np.arange(n)
+        if lexical is not None:
+            best = top_k(lexical, SHORTLIST)
+            shortlist = np.union1d(shortlist, best[lexical[best] > 0])
         exact = self._matrix[shortlist] @ q
-        # The rest keep the projection's estimate (unbiased: the projection's columns have unit variance), held
-        # below the shortlist's lowest, so the min-max normalisation of cosine sees about the true range.
-        floor = float(exact.min()) if exact.size else 0.0
-        out: np.ndarray = np.minimum(approx.astype(np.float64) / COARSE_DIM, floor)
+        out = np.full(n, float(exact.min()) if exact.size else 0.0)
         out[shortlist] = exact
         return out
 
@@ -751,10 +752,7 @@ class NodeIndex(Sequence[NodeRow]):
             return []
         t = _seconds(now)
         tokens = tokenize(query)
-        cosine = self.cosine(query_vec)
-        if self._coarse is not None:  # a memory sharing a query term gets its exact cosine too
-            sharing = np.flatnonzero(self.bm25.scores(tokens))
-            cosine[sharing] = self._matrix[sharing] @ np.asarray(query_vec, dtype=np.float32)
+        cosine = self.cosine(query_vec, self.bm25.scores(tokens) if self._coarse is not None else None)
         scores = score_memories(
             np.asarray(query_vec, dtype=np.float32),
             tokens,
