@@ -33,7 +33,10 @@ from models.usage import ModelCall, day_of
 from models.user import User
 
 REFLECT_KEY = "reflect:"  # ella/memory/reflection.py: dedupe_key=f"reflect:{run_id}:{focal}:{insight}"
-DRAINS = ("event", "chat")  # ella/memory/perceive.py DRAINS_TRIGGER: thoughts never drain the counter
+# What drained the counter: perceived events (ella/memory/perceive.py DRAINS_TRIGGER; tasks/memory.py drains only
+# what perceive stores). The chat node a conversation's close writes (tasks/conversations.py) never goes through
+# perceive and never drains it; thoughts never do.
+DRAINS = ("event",)
 
 
 # --- one user -------------------------------------------------------------------------------------------------
@@ -174,8 +177,9 @@ def _run_of(key: str) -> str:
 
 
 def counter_history(session: Session, user_id: str, trigger_max: int, last: int) -> CounterHistory:
-    """The counter replayed from the nodes in insert order over the last ``last`` drains: each event or chat
-    lowers it by its poignancy, each reflection (a run of ``reflect:`` thoughts) resets it to ``trigger_max``.
+    """The counter replayed from the nodes in insert order over the last ``last`` drains: each perceived event
+    lowers it by its poignancy (a conversation's chat node never drains it), each reflection (a run of
+    ``reflect:`` thoughts) resets it to ``trigger_max``.
 
     A replay, not a log: the counter keeps only its current value (``users.importance_trigger_curr``), so a
     change of ``importance_trigger_max`` over the user's life shifts the curve. Only the window is read row by

@@ -220,7 +220,16 @@ def test_the_counter_replayed_over_a_window_matches_the_whole_replay_and_ends_at
     build_user(user, MESSAGES, trigger_max=12)  # reflects once at the end
     for i, text in enumerate(["My grandma's funeral is on Friday and I'm dreading it", "I adopted a kitten today"]):
         perceive_now(user_id=user, description=text, source_message_id=f"{user}-after-{i}")  # drains after the reset
+    from models import Conversation
+    from tasks.conversations import close_conversation
+
+    with session_scope() as s:  # the conversation closes: its chat node is written without draining the counter
+        conversation = s.scalars(select(Conversation).where(Conversation.user_id == user)).one()
+        conversation.closed_at = T0 + timedelta(hours=2)
+        conversation_id = conversation.id
+    assert close_conversation.apply(kwargs={"conversation_id": conversation_id}).get() >= 1
     with session_scope() as s:
+        assert s.scalar(select(MemoryNode.id).where(MemoryNode.dedupe_key == f"chat:{conversation_id}"))
         stored = s.get(User, user).importance_trigger_curr
         whole = counter_history(s, user, 12, 10_000)
         assert whole.reflections >= 1 and any(p.reflection for p in whole.points)
