@@ -29,7 +29,7 @@ from models.message import InboundMessage
 from models.notifications import NotificationCandidate
 from models.outbox import OutboxRecord
 from models.selflog import SelfLogEntry
-from models.usage import ModelCall, day_of
+from models.usage import ModelCall, day_of, token_totals
 from models.user import User
 
 REFLECT_KEY = "reflect:"  # ella/memory/reflection.py: dedupe_key=f"reflect:{run_id}:{focal}:{insight}"
@@ -402,11 +402,7 @@ def spend_per_day_job(session: Session, prices: PriceList, since: datetime) -> l
             ModelCall.kind,
             ModelCall.model,
             ModelCall.batch,
-            func.count(),
-            func.sum(ModelCall.input_tokens),
-            func.sum(ModelCall.output_tokens),
-            func.sum(ModelCall.cache_write_tokens),
-            func.sum(ModelCall.cache_read_tokens),
+            *token_totals(),
         )
         .where(ModelCall.created_at >= since)
         .group_by(day, ModelCall.kind, ModelCall.model, ModelCall.batch)

@@ -70,6 +70,18 @@ def insert_usage(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(ModelCall), list(rows))
 
 
+def token_totals() -> tuple[Any, ...]:
+    """The columns every spend query aggregates, in the order its pricing reads them: calls, then input, output,
+    cache-write and cache-read tokens."""
+    return (
+        func.count(),
+        func.sum(ModelCall.input_tokens),
+        func.sum(ModelCall.output_tokens),
+        func.sum(ModelCall.cache_write_tokens),
+        func.sum(ModelCall.cache_read_tokens),
+    )
+
+
 def day_of(column: Any, dialect: str) -> Any:
     """The UTC calendar day of a timestamp column, as 'YYYY-MM-DD', on either back end."""
     if dialect == "postgresql":
@@ -111,11 +123,7 @@ def spend_per_user_day(
         ModelCall.user_id,
         ModelCall.model,
         ModelCall.batch,
-        func.count(),
-        func.sum(ModelCall.input_tokens),
-        func.sum(ModelCall.output_tokens),
-        func.sum(ModelCall.cache_write_tokens),
-        func.sum(ModelCall.cache_read_tokens),
+        *token_totals(),
     ).group_by(day, ModelCall.user_id, ModelCall.model, ModelCall.batch)
     if user_id is not None:
         query = query.where(ModelCall.user_id == user_id)
@@ -171,11 +179,7 @@ def spend_per_job(session: Session, prices: PriceList, since: datetime | None = 
         ModelCall.kind,
         ModelCall.model,
         ModelCall.batch,
-        func.count(),
-        func.sum(ModelCall.input_tokens),
-        func.sum(ModelCall.output_tokens),
-        func.sum(ModelCall.cache_write_tokens),
-        func.sum(ModelCall.cache_read_tokens),
+        *token_totals(),
     ).group_by(ModelCall.kind, ModelCall.model, ModelCall.batch)
     if since is not None:
         query = query.where(ModelCall.created_at >= since)
