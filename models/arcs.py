@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import ForeignKey, String, Text, UniqueConstraint, func, select
+from sqlalchemy import ForeignKey, String, Text, UniqueConstraint, select
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.arcs import Arc
-from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.base import Base, BigId, UTCDateTime, dialect_insert, newest_per_user, utcnow
 
 
 class RelationshipArcRow(Base):
@@ -50,20 +50,7 @@ def add_arc(session: Session, values: dict[str, Any]) -> bool:
 
 def current_arcs(session: Session, user_ids: Sequence[str]) -> dict[str, Arc]:
     """Each user's current arc (the latest month's), one query for all; a user with none is absent."""
-    if not user_ids:
-        return {}
-    newest = (
-        select(RelationshipArcRow.user_id, func.max(RelationshipArcRow.period).label("period"))
-        .where(RelationshipArcRow.user_id.in_(list(user_ids)))
-        .group_by(RelationshipArcRow.user_id)
-        .subquery()
-    )
-    rows = session.scalars(
-        select(RelationshipArcRow).join(
-            newest, (newest.c.user_id == RelationshipArcRow.user_id) & (newest.c.period == RelationshipArcRow.period)
-        )
-    )
-    return {row.user_id: row.as_arc() for row in rows}
+    return {row.user_id: row.as_arc() for row in newest_per_user(session, RelationshipArcRow, user_ids)}
 
 
 def current_arc(session: Session, user_id: str) -> Arc | None:

@@ -7,11 +7,11 @@ primary keys, so big integer ids fall back to ``INTEGER`` there.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Integer, MetaData
+from sqlalchemy import BigInteger, DateTime, Integer, MetaData, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.types import TypeDecorator
@@ -67,3 +67,18 @@ def dialect_insert(session: Session) -> DialectInsert:
     if dialect == "sqlite":
         return sqlite.insert
     raise NotImplementedError(f"unsupported dialect {dialect}")  # pragma: no cover - the two back ends only
+
+
+def newest_per_user(session: Session, model: Any, user_ids: Sequence[str]) -> list[Any]:
+    """Each user's row of ``model`` with the greatest ``period`` (labels that sort as time: "2026-W48",
+    "2026-11"), one query for all the users; a user with none has no row. For the chapters and the arcs."""
+    if not user_ids:
+        return []
+    newest = (
+        select(model.user_id, func.max(model.period).label("period"))
+        .where(model.user_id.in_(list(user_ids)))
+        .group_by(model.user_id)
+        .subquery()
+    )
+    joined = (newest.c.user_id == model.user_id) & (newest.c.period == model.period)
+    return list(session.scalars(select(model).join(newest, joined)))

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.arcs import Chapter
 from ella.jobs import Member
-from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.base import Base, BigId, UTCDateTime, dialect_insert, newest_per_user, utcnow
 from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.selflog import SelfLogEntry
@@ -167,20 +167,7 @@ def chapters_between(session: Session, user_ids: Sequence[str], start: datetime,
 
 def latest_chapters(session: Session, user_ids: Sequence[str]) -> dict[str, Chapter]:
     """Each user's latest chapter (by week), one query for all; a user with none is absent."""
-    if not user_ids:
-        return {}
-    newest = (
-        select(StoryChapter.user_id, func.max(StoryChapter.period).label("period"))
-        .where(StoryChapter.user_id.in_(list(user_ids)))
-        .group_by(StoryChapter.user_id)
-        .subquery()
-    )
-    rows = session.scalars(
-        select(StoryChapter).join(
-            newest, (newest.c.user_id == StoryChapter.user_id) & (newest.c.period == StoryChapter.period)
-        )
-    )
-    return {row.user_id: row.as_chapter() for row in rows}
+    return {row.user_id: row.as_chapter() for row in newest_per_user(session, StoryChapter, user_ids)}
 
 
 def latest_chapter(session: Session, user_id: str) -> Chapter | None:
