@@ -237,7 +237,7 @@ class Progress:
 
 
 def progress(run: JobRun, now: datetime) -> Progress:
-    elapsed = max((now - run.started_at).total_seconds(), 1e-3)
+    elapsed = max(((run.finished_at or now) - run.started_at).total_seconds(), 1e-3)  # a finished run's own pace
     rate = run.users_done / elapsed
     left = run.users_total - run.users_done
     remaining = None if run.state == DONE else (left / rate if rate > 0 else None)

@@ -408,3 +408,19 @@ def test_digest_requests_that_error_or_expire_are_resubmitted_then_given_up_thro
     assert len(letters) == 1 and letters[0].task_name == "ella.model_batch_item"
     assert letters[0].user_id == users[2] and "expired" in letters[0].reason
     assert json.loads(letters[0].payload)["kwargs"]["purpose"] == "digest"
+
+
+def test_a_runs_rate_is_its_own_pace_and_a_running_run_says_how_long_is_left():
+    """A finished run's rate is over its own duration, not up to now (a 3-user run read an hour later showed
+    0.1 users/s); a running one's time left is what is still to do at the pace so far."""
+    from types import SimpleNamespace
+
+    start = datetime(2026, 11, 30, 7, tzinfo=UTC)
+    done = SimpleNamespace(started_at=start, finished_at=start + timedelta(seconds=10), users_done=100,
+                           users_total=100, state=run_store.DONE)  # fmt: skip
+    later = run_store.progress(done, start + timedelta(hours=1))  # type: ignore[arg-type]
+    assert later.rate_per_s == pytest.approx(10.0) and later.remaining_s is None
+    running = SimpleNamespace(started_at=start, finished_at=None, users_done=250, users_total=1000,
+                              state=run_store.PLANNED)  # fmt: skip
+    now = run_store.progress(running, start + timedelta(seconds=50))  # type: ignore[arg-type]
+    assert now.rate_per_s == pytest.approx(5.0) and now.remaining_s == pytest.approx(150.0)
