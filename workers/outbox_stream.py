@@ -6,10 +6,11 @@ add a second entry. The script checks a per-record marker and appends in one ato
 Why it also takes the stream id the database recorded: Redis can lose acknowledged writes (an OS crash inside
 the AOF fsync second, a failover to a replica that had not caught up). Then both the marker and the entry are
 gone while the row says "published", and a re-sent message must be published again, or the user never gets
-the reply. Without the marker the script decides from the stream itself: the recorded entry is still there,
-or was trimmed away (``MAXLEN``; the consumer had its chance): nothing is added; the entry is simply missing
-from a stream that never trimmed it, or is newer than the oldest entry kept: it was lost, and it is added once
-more (and the marker set, so a second re-send adds nothing).
+the reply. Without the marker the script decides from the stream itself: the recorded entry is still there
+(the entry at that id is this record, since a stream lost whole can hand the same id to a newer entry), or was
+trimmed away (``MAXLEN``; the consumer had its chance): nothing is added; the entry is simply missing from a
+stream that never trimmed it, or is newer than the oldest entry kept: it was lost, and it is added once more
+(and the marker set, so a second re-send adds nothing).
 """
 
 from __future__ import annotations
@@ -35,7 +36,15 @@ if prev ~= '' then
     local bms, bseq = parse(b)
     return ams < bms or (ams == bms and aseq < bseq)
   end
-  local kept = #redis.call('XRANGE', KEYS[1], prev, prev) > 0
+  local function field(pairs, name)
+    for i = 1, #pairs, 2 do
+      if pairs[i] == name then return pairs[i + 1] end
+    end
+  end
+  -- The entry at the recorded id must be this record: after the whole stream was lost, a new entry added in
+  -- the same millisecond can take the very id the lost one had.
+  local at = redis.call('XRANGE', KEYS[1], prev, prev)[1]
+  local kept = at ~= nil and field(at[2], 'outbox_id') == field({unpack(ARGV, 4)}, 'outbox_id')
   if not kept and redis.call('EXISTS', KEYS[1]) == 1 then
     local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
     local info = redis.call('XINFO', 'STREAM', KEYS[1])
