@@ -24,6 +24,7 @@ from models.chapters import StoryChapter
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
 from models.ledger import FactEvent, WorldFact
+from models.ledger import events as ledger_events
 from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.notifications import NotificationCandidate
@@ -253,16 +254,10 @@ def fact_chains(session: Session, user_id: str, limit: int) -> tuple[list[list[W
 
 
 def fact_events(session: Session, user_id: str, fact_ids: Sequence[int]) -> dict[int, list[FactEvent]]:
-    """Status changes of these facts of this user, oldest first, by fact id."""
+    """Status changes of these facts of this user (``models.ledger.events``), oldest first, by fact id."""
     out: dict[int, list[FactEvent]] = defaultdict(list)
-    if fact_ids:
-        rows = session.scalars(
-            select(FactEvent)
-            .where(FactEvent.user_id == user_id, FactEvent.fact_id.in_(fact_ids))
-            .order_by(FactEvent.at, FactEvent.id)
-        )
-        for event in rows:
-            out[event.fact_id].append(event)
+    for event in ledger_events(session, user_id, fact_ids) if fact_ids else []:
+        out[event.fact_id].append(event)
     return out
 
 
