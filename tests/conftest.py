@@ -129,3 +129,23 @@ def outbox(redis_client):
         return [OutboxEntry.from_fields(sid, fields) for sid, fields in redis_client.xrange(stream)]
 
     return read
+
+
+@pytest.fixture
+def planner(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """The stand-in planner of tests/support/job_planner.py as the digest's, with a handler that applies nothing
+    and chunks of 7 users (tests/test_jobs.py, tests/test_cli_jobs.py)."""
+    from ella import jobs
+    from ella.jobs import Job
+    from ella.llm import batches as batch_rules
+    from tests.support.job_planner import Planner
+    from workers.cli_jobs import register_job_modules
+
+    register_job_modules()  # the real planners register first, so a later import of theirs changes nothing
+    fake = Planner()
+    monkeypatch.setitem(jobs._PLANNERS, Job.DIGEST, fake)
+    monkeypatch.setitem(batch_rules._HANDLERS, Job.DIGEST.value, lambda session, item, result: None)
+    monkeypatch.setenv("ELLA_JOB_CHUNK_SIZE", "7")
+    get_settings.cache_clear()
+    yield fake
+    get_settings.cache_clear()

@@ -14,72 +14,23 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from ella import jobs
-from ella.jobs import ChunkPlan, Job, Member, request_id
-from ella.llm import batches as batch_rules
-from ella.llm.batches import NewBatchItem
+from ella.jobs import Job
 from ella.llm.kinds import KINDS
 from ella.llm.port import CallRecord
 from ella.llm.types import Usage
 from ella.usage import JOB_OF_KIND, OTHER_JOB, job_of
-from models import User
 from models.usage import insert_usage, usage_row
 from tasks import jobs as job_tasks
+from tests.support.job_planner import SLOT_NOW, Planner, add_users
 from workers.cli import cli
-from workers.cli_jobs import register_job_modules
 from workers.db import session_scope
 from workers.dead_letters import record_dead_letter
-
-SLOT_NOW = datetime(2026, 11, 30, 7, 10, tzinfo=UTC)  # 07:10 UTC: the digest slot of users in UTC
-
-
-class Planner:
-    """One request per user whose id ends in an even digit, the others idle; raises for ``fail_for``."""
-
-    def __init__(self) -> None:
-        self.fail_for: set[str] = set()
-
-    def __call__(self, session: Any, members: list[Member], now: datetime) -> ChunkPlan:
-        plan = ChunkPlan()
-        for member in members:
-            if member.user_id in self.fail_for:
-                raise ValueError(f"bad row for {member.user_id}")
-            if int(member.user_id[-1]) % 2:
-                plan.idle += 1
-                continue
-            custom_id = request_id(Job.DIGEST, member.user_id, member.period)
-            plan.requests.append(NewBatchItem(custom_id, "memo", {"name": member.user_id, "transcript": ["hi"]},
-                                              member.user_id))  # fmt: skip
-        return plan
-
-
-@pytest.fixture
-def planner(monkeypatch: pytest.MonkeyPatch) -> Iterator[Planner]:
-    register_job_modules()  # the real planners register first, so `jobs run`'s own import changes nothing
-    fake = Planner()
-    monkeypatch.setitem(jobs._PLANNERS, Job.DIGEST, fake)
-    monkeypatch.setitem(batch_rules._HANDLERS, Job.DIGEST.value, lambda session, item, result: None)
-    monkeypatch.setenv("ELLA_JOB_CHUNK_SIZE", "7")
-    from workers.settings import get_settings
-
-    get_settings.cache_clear()
-    yield fake
-    get_settings.cache_clear()
-
-
-def add_users(count: int, zone: str = "UTC", prefix: str = "u") -> list[str]:
-    ids = [f"{prefix}{i:05d}" for i in range(count)]
-    with session_scope() as s:
-        s.add_all(User(id=uid, timezone=zone) for uid in ids)
-    return ids
 
 
 def invoke(*args: str) -> Any:

@@ -19,13 +19,13 @@ import pytest
 from sqlalchemy import func, select
 
 from ella import jobs
-from ella.jobs import ChunkPlan, Job, Member, Period, request_id
-from ella.llm import batches as batch_rules
-from ella.llm.batches import CUSTOM_ID, NewBatchItem
+from ella.jobs import Job, Period, request_id
+from ella.llm.batches import CUSTOM_ID
 from models import DeadLetter, ModelBatchItem, User
 from models import runs as run_store
 from models.base import utcnow
 from tasks import jobs as job_tasks
+from tests.support.job_planner import SLOT_NOW, add_users
 from workers.db import session_scope
 
 ZONES = ["UTC", "Europe/London", "America/New_York", "America/Los_Angeles", "Pacific/Auckland", "Asia/Kolkata",
@@ -105,53 +105,6 @@ def test_request_ids_are_stable_valid_for_the_api_and_name_no_user():
 
 
 # --- the fan-out (SQLite and PostgreSQL) ------------------------------------------------------------------------
-
-SLOT_NOW = datetime(2026, 11, 30, 7, 10, tzinfo=UTC)  # 07:10 UTC: the digest slot of users in UTC
-
-
-class Planner:
-    """A job planner that asks one request per active user (ids ending in an even digit) and can be made to
-    fail for one user, as a bad row would."""
-
-    def __init__(self) -> None:
-        self.fail_for: set[str] = set()
-        self.seen: Counter[str] = Counter()
-        self._lock = threading.Lock()
-
-    def __call__(self, session: Any, members: list[Member], now: datetime) -> ChunkPlan:
-        plan = ChunkPlan()
-        for member in members:
-            if member.user_id in self.fail_for:
-                raise ValueError(f"bad row for {member.user_id}")
-            with self._lock:
-                self.seen[member.user_id] += 1
-            if int(member.user_id[-1]) % 2:
-                plan.idle += 1
-                continue
-            variables = {"name": member.user_id, "transcript": ["hello"]}
-            custom_id = request_id(Job.DIGEST, member.user_id, member.period)
-            plan.requests.append(NewBatchItem(custom_id, "memo", variables, member.user_id))
-        return plan
-
-
-@pytest.fixture
-def planner(monkeypatch):
-    fake = Planner()
-    monkeypatch.setitem(jobs._PLANNERS, Job.DIGEST, fake)
-    monkeypatch.setitem(batch_rules._HANDLERS, Job.DIGEST.value, lambda session, item, result: None)
-    monkeypatch.setenv("ELLA_JOB_CHUNK_SIZE", "7")
-    from workers.settings import get_settings
-
-    get_settings.cache_clear()
-    yield fake
-    get_settings.cache_clear()
-
-
-def add_users(count: int, zone: str = "UTC", prefix: str = "u") -> list[str]:
-    ids = [f"{prefix}{i:05d}" for i in range(count)]
-    with session_scope() as s:
-        s.add_all(User(id=uid, timezone=zone) for uid in ids)
-    return ids
 
 
 def queued() -> Counter[str]:
