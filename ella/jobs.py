@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ella.llm.batches import NewBatchItem
 
 SLOT = timedelta(hours=1)
+USER_FAILED_TASK = "ella.job_user"  # the dead-letter row's task name for one user a chunk could not plan
 
 
 class Job(StrEnum):

@@ -17,13 +17,15 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ella.jobs import USER_FAILED_TASK
+from ella.llm.batches import GAVE_UP_TASK
 from models.batch import ModelBatchItem
 from models.dead_letter import DeadLetter
 from models.runs import JobChunk, JobRun
 from models.user import User
 
-JOB_USER_TASK = "ella.job_user"  # tasks.jobs.CHUNK_FAILED_TASK: one user a chunk could not plan
-BATCH_ITEM_TASK = "ella.model_batch_item"  # workers.model_batches.DEAD_LETTER_TASK: an item given up
+JOB_USER_TASK = USER_FAILED_TASK  # one user a chunk could not plan
+BATCH_ITEM_TASK = GAVE_UP_TASK  # a Message Batches request given up
 
 
 def batch_items_by_status(session: Session, purposes: Collection[str]) -> dict[str, Counter[str]]:

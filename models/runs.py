@@ -251,14 +251,6 @@ def recent_runs(session: Session, limit: int = 20, job: str | None = None) -> li
     return list(session.scalars(query))
 
 
-def failed_chunks(session: Session, limit: int = 10) -> list[JobChunk]:
-    return list(
-        session.scalars(
-            select(JobChunk).where(JobChunk.error.is_not(None)).order_by(JobChunk.done_at.desc()).limit(limit)
-        )
-    )
-
-
 # --- erasure: chunk bounds and cursors are user ids ---------------------------------------------------------------
 
 

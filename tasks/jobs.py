@@ -29,6 +29,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session
 
 from ella.jobs import (
+    USER_FAILED_TASK,
     ChunkPlan,
     Job,
     JobPlanner,
@@ -54,7 +55,7 @@ from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
-CHUNK_FAILED_TASK = "ella.job_user"  # the dead-letter row's task name for one user a chunk could not plan
+CHUNK_FAILED_TASK = USER_FAILED_TASK
 
 # Send a chunk's task (after its row committed): Celery normally; the CLI and the benchmark run it in-process.
 ChunkSender = Callable[[int, str, str], None]

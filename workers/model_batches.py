@@ -47,6 +47,7 @@ from ella.llm.batches import (
     DEFERRED,
     FAILSAFE,
     GAVE_UP,
+    GAVE_UP_TASK,
     MAX_BATCH_REQUESTS,
     NO_ANSWER,
     SKIPPED,
@@ -86,7 +87,7 @@ __all__ = [  # what a job needs: register its handler, queue its requests
 
 log = logging.getLogger(__name__)
 
-DEAD_LETTER_TASK = "ella.model_batch_item"  # the dead-letter row's task name for a given-up item
+DEAD_LETTER_TASK = GAVE_UP_TASK  # the dead-letter row's task name for a given-up item
 
 
 # --- submitting -----------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from ella.llm.types import Completion, CompletionRequest, Usage
 if TYPE_CHECKING:
     from ella.llm.anthropic_provider import BatchResult  # annotations only: this module needs no SDK
 
+GAVE_UP_TASK = "ella.model_batch_item"  # the dead-letter row's task name for a request given up
 MAX_BATCH_REQUESTS = 10_000  # the Message Batches API's cap on requests per batch
 CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what the API accepts as a custom_id
 
