@@ -632,6 +632,35 @@ COARSE_DIM = 64
 SHORTLIST = 1_000
 
 
+def _largest(values: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest ``values``, in no order (ties at the cut broken as ``argpartition`` does).
+
+    Why not ``argpartition`` over everything: at 100,000 values it costs more than the product that made them.
+    A strided sample's high quantile is a threshold that about ``2 k`` values pass; one comparison over all
+    values and a partition of those few give the same set. When fewer than ``k`` pass (a stream sorted against
+    the stride), the whole array is partitioned.
+    """
+    n = values.size
+    if k >= n:
+        return np.arange(n)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if n >= 32 * k:
+        step = n // (16 * k)  # a sample of at least 16 k values, the largest 2 k of whose shares set the threshold
+        sample = values[::step]
+        cut = sample.size - max(2, (2 * k * sample.size) // n)
+        threshold = np.partition(sample, cut)[cut]
+        passed = np.flatnonzero(values >= threshold)
+        if passed.size >= k:
+            return passed[np.argpartition(values[passed], passed.size - k)[passed.size - k :]]
+    return np.argpartition(values, n - k)[n - k :]
+
+
+def _rows_of(live_rows: np.ndarray | None, positions: np.ndarray) -> np.ndarray:
+    """Rows of the stream for positions among its live rows (``None``: every row is live)."""
+    return positions if live_rows is None else live_rows[positions]
+
+
 class NodeIndex(Sequence[NodeRow]):
     """A user's stored stream held as retrieval's arrays, so a retrieval does not rebuild them from the rows.
 
@@ -660,6 +689,11 @@ class NodeIndex(Sequence[NodeRow]):
         self._poignancy = np.zeros(16)
         self._previous = np.full(16, -1, dtype=np.int64)
         self.foreign = 0  # rows whose vector is of another model (a zero row until re-embedded)
+        self._linked = False  # some memory follows another of its conversation (the context part can be > 0)
+        self._live_key: tuple[int, int] | None = None  # (rows, expired rows) that _live was computed for
+        self._live = np.zeros(0, dtype=np.int64)
+        self._importance_key: tuple[int, int | None] | None = None
+        self._importance_values: np.ndarray | None = None
         self.newest_id = 0
         self.accessed_mark: datetime | None = None  # the newest last access seen
 
@@ -703,6 +737,7 @@ class NodeIndex(Sequence[NodeRow]):
             if node.conversation_id is not None:
                 previous = self._tail.get(node.conversation_id, -1)
                 self._tail[node.conversation_id] = row
+                self._linked = self._linked or previous >= 0
             self._previous[row] = previous
             self.newest_id = max(self.newest_id, node.id)
             if self.accessed_mark is None or node.last_accessed_at > self.accessed_mark:
@@ -730,17 +765,23 @@ class NodeIndex(Sequence[NodeRow]):
         (a 25 MB product) and as many of the best by ``lexical`` (the query's BM25 scores: those may well be
         returned). The rest, ranked by the projection below 1% of the stream, score as the least similar: an
         estimate would do worse, as the min-max normalisation would take the lowest of 100,000 noisy estimates.
-        ``bench/retrieval.py --store`` measures how much of the top 30 is the exact ranking's.
+        ``bench/retrieval.py --store`` measures how much of the top 30 is the exact ranking's. Both shortlists
+        are picked without a selection over the whole stream (see :func:`_largest`); the lexical one keeps
+        :func:`top_k`'s tie order, as BM25 scores tie often.
         """
         n = len(self._rows)
         q = np.asarray(query_vec, dtype=np.float32)
         if self._coarse is None:
             return np.asarray(self._matrix[:n] @ q, dtype=np.float64)
         approx = self._coarse[:n] @ (q @ self._projection)
-        shortlist = np.argpartition(-approx, SHORTLIST - 1)[:SHORTLIST] if n > SHORTLIST else np.arange(n)
+        chosen = np.zeros(n, dtype=bool)
+        chosen[_largest(approx, SHORTLIST)] = True
         if lexical is not None:
-            best = top_k(lexical, SHORTLIST)
-            shortlist = np.union1d(shortlist, best[lexical[best] > 0])
+            positive = np.flatnonzero(lexical > 0)
+            if positive.size > SHORTLIST:
+                positive = positive[top_k(lexical[positive], SHORTLIST)]
+            chosen[positive] = True
+        shortlist = np.flatnonzero(chosen)  # ascending, as np.union1d gave it
         exact = self._matrix[shortlist] @ q
         out = np.full(n, float(exact.min()) if exact.size else 0.0)
         out[shortlist] = exact
@@ -749,26 +790,119 @@ class NodeIndex(Sequence[NodeRow]):
     def rank(
         self, query_vec: np.ndarray, query: str, k: int, now: datetime, weights: RetrievalWeights = DEFAULT_WEIGHTS
     ) -> list[NodeRow]:
-        """The ``k`` best nodes for ``query`` at ``now``, best first; expired ones never."""
+        """The ``k`` best nodes for ``query`` at ``now``, best first; expired ones never.
+
+        The ranking is :func:`score_memories` then :func:`top_k` (with this index's cosine); without a second
+        hop it is computed by :meth:`_best`, which gives the same rows in the same order for less work.
+        """
         n = len(self._rows)
         if n == 0 or k <= 0:
             return []
         t = _seconds(now)
         tokens = tokenize(query)
-        cosine = self.cosine(query_vec, self.bm25.scores(tokens) if self._coarse is not None else None)
-        scores = score_memories(
-            np.asarray(query_vec, dtype=np.float32),
-            tokens,
-            self._matrix[:n],
-            self.bm25,
-            (t - self._accessed[:n]) / 3600.0,
-            self._poignancy[:n],
-            self._expires[:n] <= t,
-            weights,
-            self._previous[:n],
-            cosine=cosine,
-        )
-        return [self._rows[i] for i in top_k(scores, k)]
+        lexical = self.bm25.scores(tokens)
+        cosine = self.cosine(query_vec, lexical if self._coarse is not None else None)
+        if weights.hop or weights.w_recency < 0 or weights.w_importance < 0:
+            scores = score_memories(
+                np.asarray(query_vec, dtype=np.float32),
+                tokens,
+                self._matrix[:n],
+                self.bm25,
+                (t - self._accessed[:n]) / 3600.0,
+                self._poignancy[:n],
+                self._expires[:n] <= t,
+                weights,
+                self._previous[:n],
+                cosine=cosine,
+            )
+            best = top_k(scores, k)
+        else:
+            best = self._best(cosine, lexical if tokens else None, t, k, weights)
+        return [self._rows[i] for i in best]
+
+    def _best(
+        self, cosine: np.ndarray, lexical: np.ndarray | None, t: float, k: int, weights: RetrievalWeights
+    ) -> np.ndarray:
+        """``top_k(score_memories(...), k)`` for this index's rows at POSIX time ``t``, without a second hop.
+
+        Why not call :func:`score_memories`: at 100,000 memories it spends most of its time on what does not
+        change between calls or cannot change the winners. Here the live rows and the normalised importance
+        are kept until a row is added or expires, and recency (``decay ** hours``, the costliest formula) is
+        computed only for the rows that can still reach the top ``k``: a row's score is its relevance and
+        importance part plus ``w_recency`` times a recency in [0, 1], so a row whose part plus ``w_recency`` is
+        below the ``k``-th best part cannot be among the ``k`` best. The normalisation's ends come from the
+        newest and oldest accesses (``decay ** hours`` is monotone in the hours). Every value is computed by
+        the same operations in the same order as :func:`score_memories`, so scores and ties are the same;
+        ``tests/test_retrieval_fast.py`` compares the two on random streams.
+        """
+        n = len(self._rows)
+        live_rows = self._live_rows(t)
+        if live_rows is not None and live_rows.size == 0:
+            return np.zeros(0, dtype=np.int64)
+
+        def live(x: np.ndarray) -> np.ndarray:
+            return x if live_rows is None else x[live_rows]
+
+        relevance = normalize(live(cosine))
+        if lexical is not None and weights.fuse < 1.0:
+            relevance = weights.fuse * relevance + (1.0 - weights.fuse) * normalize(live(lexical))
+        if weights.context and weights.context_steps > 0:
+            if self._linked:
+                full = relevance
+                if live_rows is not None:
+                    full = np.zeros(n)
+                    full[live_rows] = relevance
+                around = context_relevance(full, self._previous[:n], weights.context_steps, weights.context_decay)
+                relevance = normalize(relevance + weights.context * live(around))
+            else:  # no memory has a neighbour in its conversation: the context part is 0 everywhere
+                relevance = normalize(relevance)
+        total = weights.w_relevance * relevance
+        hours = (t - live(self._accessed[:n])) / 3600.0
+        importance = self._importance(live_rows) if weights.w_importance else None
+        if not weights.w_recency:
+            if importance is not None:
+                total += weights.w_importance * importance
+            return _rows_of(live_rows, top_k(total, k))
+        ends = recency(np.array([hours.min(), hours.max()]), weights.decay)
+        low, high = float(ends.min()), float(ends.max())
+        if not high > low:  # every access at the same hour: recency says nothing (normalize's 0.5)
+            total += weights.w_recency * np.full(total.shape, 0.5)
+            if importance is not None:
+                total += weights.w_importance * importance
+            return _rows_of(live_rows, top_k(total, k))
+        part = total if importance is None else total + weights.w_importance * importance
+        floor = float(part[_largest(part, k)].min())  # the k-th best score is at least this
+        slack = 1e-9 * (1.0 + abs(floor) + weights.w_recency)  # rounding between the bound and the sum
+        candidates = np.flatnonzero(part >= floor - weights.w_recency - slack)
+        scores = total[candidates]
+        scores += weights.w_recency * ((recency(hours[candidates], weights.decay) - low) / (high - low))
+        if importance is not None:
+            scores += weights.w_importance * importance[candidates]
+        return _rows_of(live_rows, candidates[top_k(scores, k)])
+
+    def _live_rows(self, t: float) -> np.ndarray | None:
+        """The rows not expired at ``t`` (ascending), or None when none is; kept while their count holds.
+
+        The expired rows are those whose expiry is at or before ``t``: for the same rows, their count tells
+        which they are, so it is the cache key with the number of rows.
+        """
+        n = len(self._rows)
+        expired = self._expires[:n] <= t
+        key = (n, int(np.count_nonzero(expired)))
+        if key[1] == 0:
+            return None
+        if self._live_key != key:
+            self._live_key, self._live = key, np.flatnonzero(~expired)
+        return self._live
+
+    def _importance(self, live_rows: np.ndarray | None) -> np.ndarray:
+        """Poignancy min-max normalised over the live rows, as :func:`score_memories` does; kept with them."""
+        key = (len(self._rows), None if live_rows is None else live_rows.size)
+        if self._importance_key != key or self._importance_values is None:
+            poignancy = self._poignancy[: len(self._rows)]
+            self._importance_key = key
+            self._importance_values = normalize(poignancy if live_rows is None else poignancy[live_rows])
+        return self._importance_values
 
     def newest_thoughts(self, n: int, now: datetime) -> list[str]:
         """The ``n`` newest unexpired thoughts, newest first (rows are in id order, so from the end)."""
