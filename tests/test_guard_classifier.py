@@ -202,6 +202,7 @@ def test_pythons_private_regex_parser_still_has_the_shape_the_prefilter_reads() 
     assert branch_op is c.BRANCH
     assert ["".join(chr(ch) for op, ch in alt if op is c.LITERAL) for alt in branch[1]] == ["wrist", "throat"]
     assert repeat_op is c.MAX_REPEAT and repeat[:2] == (0, 1) and list(repeat[2]) == [(c.LITERAL, ord("s"))]
+    assert list(_parser.parse(r"\bk+i", 0))[0] == (c.AT, c.AT_BOUNDARY)
     assert [op for op, _ in _parser.parse(r"\bk+i", 0)] == [c.AT, c.MAX_REPEAT, c.LITERAL]
     assert c.POSSESSIVE_REPEAT is not c.MIN_REPEAT
 
@@ -210,11 +211,25 @@ def test_the_prefilter_requires_a_literal_every_match_contains() -> None:
     from ella.guard.classifier import RULES
     from ella.guard.prefilter import prefilter_of
 
-    assert prefilter_of(re.compile("(wrist|throat)s?")) == {"wrist", "throat"}
-    assert prefilter_of(re.compile(r"\bk+i+l+ (?:my ?self|my life|me)")) == {"kil m"}
+    assert prefilter_of(re.compile("(wrist|throat)s?")) == ({"wrist", "throat"},)
+    assert prefilter_of(re.compile(r"\bk+i+l+ (?:my ?self|my life|me)")) == ({"^kil m"},)
     assert prefilter_of(re.compile(r"\w+|k+iss")) is None  # a match need not contain any literal
     rules = [r for rules in RULES.values() for r in rules]
     assert sum(r.prefilter is not None for r in rules) >= 0.9 * len(rules)
+
+
+def test_the_prefilter_wants_every_rare_part_and_a_word_start_where_the_pattern_has_one() -> None:
+    """ "^end" is "end" beginning a word: "the weekend" must not wake a rule about ending it; a rule with two
+    rare parts runs only when both are there."""
+    from ella.guard.prefilter import PrefilterIndex, prefilter_of
+
+    assert set(prefilter_of(re.compile(r"\bswallow\w* (?:\w+ )?pills\b")) or ()) == {
+        frozenset({"^swalow"}),
+        frozenset({"pils"}),
+    }
+    index = PrefilterIndex({"^end", "end", "tonight"})
+    assert index.present("the weekend was long") == {"end"}
+    assert index.present("i'll end it, tonight") == {"^end", "end", "tonight", "^tonight"}
 
 
 def test_without_its_prefilter_the_guard_is_slower_but_gives_the_same_verdicts(monkeypatch) -> None:

@@ -20,7 +20,7 @@ RULES: dict[Category, tuple[Rule, ...]] = {
     Category.MANIPULATION: manipulation.RULES,
     Category.ROMANTIC_AVOWAL: romance.RULES,
 }
-_INDEX = PrefilterIndex({a for rules in RULES.values() for r in rules if r.prefilter for a in r.prefilter})
+_INDEX = PrefilterIndex({a for rules in RULES.values() for r in rules if r.prefilter for s in r.prefilter for a in s})
 _OK = Verdict(Category.OK, Severity.NONE, Route.GENERATE)
 _WINDOW = 4000  # characters classified at once: the cost of one window is bounded
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one

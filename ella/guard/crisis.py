@@ -103,7 +103,9 @@ def _phrase_pattern(phrase: str) -> str:
             parts.append(re.escape(token).replace(r"\-", r"[\s-]*"))
         else:
             parts.append(_inflect(token))
-    return r"\b" + _JOIN.join(parts) + r"\b"
+    # \b after each join: the next word starts a word, which lets the prefilter want "end" as a word
+    glue = [_JOIN + (r"\b" if p[:1].isalpha() or p.startswith("(?:") else "") for p in parts[1:]]
+    return r"\b" + parts[0] + "".join(g + p for g, p in zip(glue, parts[1:], strict=True)) + r"\b"
 
 
 _ACCIDENT = (

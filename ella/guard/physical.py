@@ -22,6 +22,12 @@ _BODY = (
     r"(?:body|skin|lips|mouth|neck|face|cheek|cheeks|hair|hands|chest|legs|thighs|breasts|boobs|butt|ass|waist|"
     r"hips|curves|back|shoulders|ear)"
 )
+# "against me", "on my ...": spelled out pair by pair so the prefilter has a literal as rare as "against m".
+_AGAINST_ME = (
+    "(?:"
+    + "|".join(f"{a} {b}" for a in ("against", "on", "next to", "pressed against") for b in ("mine", "me", "my"))
+    + ")"
+)
 _NOT_AFTER_ME = r"\s+(?:back|accountable|responsible|to (?:it|that|this|account)|up\b|down|hostage|liable|captive)"
 
 RULES: tuple[Rule, ...] = (
@@ -38,20 +44,27 @@ RULES: tuple[Rule, ...] = (
         before=r"(?:don'?t|do not|never|stop)(?:\s+\w+)?",
         reported=True,
     ),
-    rule(
-        "physical.touch",
-        P,
-        MEDIUM,
-        rf"\b{_WANT}\s+(?:\w+\s+){{0,2}}?(?:touch|caress|stroke|feel|grab|hold|"
-        r"squeeze)(?:ing)?\s+(?:you|u|your\s+(?:\w+\s+)?"
-        rf"{_BODY})\b|\b(?:feel|feeling)\s+your\s+(?:lips|body|skin|touch|hands|breath|warmth|heartbeat)\b|"
-        rf"\byour\s+(?:\w+\s+)?{_BODY}\s+(?:against|on|next to|pressed against)\s+(?:mine|me|my)\b|"
-        rf"\b(?:run|running|ran)\s+my\s+(?:hands|fingers)\s+(?:through|over|down|along|up)\s+your\b|"
-        r"(?:^|[.!?,;]\s*|\b(?:please|just|come|want you to|need you to|can you|could you|will you|would you)\s+)"
-        r"(?:touch|caress|feel)\s+me\b",
-        after=r"\s+(?:base|on (?:this|that)|about)",
-        before=r"(?:don'?t|do not|never|stop|dare)(?:\s+\w+)?",
-        reported=True,
+    # physical.touch is four rules under one id: each alternative gets its own prefilter literal, where one
+    # pattern's would be the union of the weakest ("as" from "ass" would wake it for every message).
+    *(
+        rule(
+            "physical.touch",
+            P,
+            MEDIUM,
+            pattern,
+            after=r"\s+(?:base|on (?:this|that)|about)",
+            before=r"(?:don'?t|do not|never|stop|dare)(?:\s+\w+)?",
+            reported=True,
+        )
+        for pattern in (
+            rf"\b{_WANT}\s+(?:\w+\s+){{0,2}}?(?:touch|caress|stroke|feel|grab|hold|squeeze)(?:ing)?\s+(?:you|u|your\s+"
+            rf"(?:\w+\s+)?{_BODY})\b",
+            r"\b(?:feel|feeling)\s+your\s+(?:lips|body|skin|touch|hands|breath|warmth|heartbeat)\b",
+            rf"\byour\s+(?:\w+\s+)?{_BODY}\s+{_AGAINST_ME}\b"
+            r"|\b(?:run|running|ran)\s+my\s+(?:hands|fingers)\s+(?:through|over|down|along|up)\s+your\b",
+            r"(?:^|[.!?,;]\s*|\b(?:please|just|come|want you to|need you to|can you|could you|will you|would you)\s+)"
+            r"(?:touch|caress|feel)\s+me\b",
+        )
     ),
     rule(
         "physical.hold",

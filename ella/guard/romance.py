@@ -34,7 +34,7 @@ RULES: tuple[Rule, ...] = (
         "romance.love_you",
         R,
         MEDIUM,
-        rf"\bi\s+(?:{_ADVERBS}\s+){{0,4}}(?:love|luv|adore|lurve)\s+{_YOU}\b|\bi\s*<3\s*{_YOU}\b|\b(?:ily|ilysm|ilu)\b",
+        rf"\bi\s+(?:{_ADVERBS}\s+){{0,4}}(?:love|luv|adore|lurve)\s+{_YOU}\b|\bi ?<3 ?{_YOU}\b|\b(?:ily|ilysm|ilu)\b",
         after=_NOT_GROUP,
         reported=True,
     ),

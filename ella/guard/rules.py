@@ -167,7 +167,7 @@ class Rule:
     before: re.Pattern[str] | None = None
     requires: re.Pattern[str] | None = None
     guard: Guard | None = None
-    prefilter: frozenset[str] | None = None
+    prefilter: tuple[frozenset[str], ...] | None = None
 
 
 class RuleFlags(TypedDict, total=False):
@@ -216,15 +216,15 @@ def find(
 ) -> list[Hit]:
     """Every rule's first accepted match in ``text`` (one hit per rule is enough to decide).
 
-    ``present`` is the set of prefilter literals occurring in ``squeeze(text)`` (see ``PrefilterIndex``); rules
-    whose prefilter literals are all absent are skipped. Without it every rule runs (slower, same answer).
+    ``present`` is the set of prefilter literals occurring in ``squeeze(text)`` (see ``PrefilterIndex``); a rule
+    runs only when each of its prefilter sets has a literal present. Without it every rule runs (slower, same answer).
     ``near`` collects the categories whose pattern matched but was set aside as an idiom, a third person or
     reported speech: the rules looked and judged it ordinary, which the learned model must not overturn ("love
     you guys").
     """
     hits: list[Hit] = []
     for r in rules:
-        if present is not None and r.prefilter is not None and r.prefilter.isdisjoint(present):
+        if present is not None and r.prefilter is not None and any(s.isdisjoint(present) for s in r.prefilter):
             continue
         if r.requires is not None and r.requires.search(text) is None:
             continue
