@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
@@ -42,6 +44,7 @@ from numpy.linalg import norm
 
 from ella.embeddings import HashingEmbedder
 from ella.memory.retrieval import BM25Index, RetrievalWeights, score_memories, tokenize, top_k
+from tests.support.scratch import create_database, scratch_run
 
 SIZES = (1_000, 10_000, 100_000)
 NAMES = """Sam Maya Jordan Priya Lukas Aiko Omar Zoë Mateo Chloe Ravi Noor Elena Tom Ines Kofi Hana Liam Sofia Yusuf
@@ -229,103 +232,121 @@ def reference(
     return times
 
 
-def store(args: argparse.Namespace) -> None:
-    """Retrieval through the real store at 100k memories (see the module's docstring)."""
-    import os
-    from datetime import UTC, datetime, timedelta
+def rss_mb() -> float:
+    """This process's resident memory in MB (Linux), so the index's real size is measured, not estimated."""
+    import gc
 
+    gc.collect()
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return float("nan")
+
+
+def write_user(user: str, mem: Memories, n: int, epoch: datetime, model_id: str) -> None:
+    """The first ``n`` synthetic memories as ``user``'s ``memory_nodes`` rows (no conversations)."""
     from sqlalchemy import insert
 
-    import ella.memory.retrieval as retrieval
-    from tests.support.scratch import create_database, scratch_run
-
-    run, var = scratch_run("bench")
-    url, drop = create_database(args.backend, f"ella_rt_{run}", var)
-    os.environ["ELLA_DATABASE_URL"] = url
-    from workers.settings import get_settings
-
-    get_settings.cache_clear()
     from models import MemoryNode, User
+    from workers import db
+
+    with db.session_scope() as session:
+        session.add(User(id=user))
+        session.flush()
+        for lo in range(0, n, 5000):
+            session.execute(
+                insert(MemoryNode),
+                [
+                    {
+                        "user_id": user,
+                        "node_type": "event",
+                        "created_at": epoch + timedelta(hours=float(mem.created_h[i])),
+                        "last_accessed_at": epoch + timedelta(hours=float(mem.last_accessed_h[i])),
+                        "expires_at": epoch if mem.expired[i] else None,
+                        "subject": user,
+                        "predicate": "said",
+                        "object": mem.texts[i][:40],
+                        "description": mem.texts[i],
+                        "embedding": mem.matrix[i].tobytes(),
+                        "embedding_model": model_id,
+                        "poignancy": int(mem.poignancy[i]),
+                    }
+                    for i in range(lo, min(n, lo + 5000))
+                ],
+            )
+
+
+def store_figures(args: argparse.Namespace, mem: Memories, n: int, user: str, epoch: datetime) -> dict[str, float]:
+    """Cold, warm, after-a-new-node and old-way retrieval of ``user``'s ``n`` memories (see the docstring)."""
+    import ella.memory.retrieval as retrieval
+    from models import MemoryNode
     from models.memory import user_nodes
     from workers import db
     from workers.memory_cache import MemoryCache
 
-    try:
-        db.upgrade()
-        n = SIZES[-1]
-        mem = Memories(n, seed=1)
-        embedder = HashingEmbedder()
-        user = f"bench-{run}"
-        epoch = datetime(2026, 1, 1, tzinfo=UTC)
-        start = time.perf_counter()
+    embedder = HashingEmbedder()
+    now = epoch + timedelta(hours=float(mem.created_h[n - 1]) + 1.0)
+    rng = random.Random(2)
+    queries = [fill(rng.choice(QUERIES), rng) for _ in range(args.queries)]
+    vectors = embedder.embed(queries)
+    embed_ms = []
+    for q in queries:
+        t0 = time.perf_counter()
+        embedder.embed([q])
+        embed_ms.append((time.perf_counter() - t0) * 1000)
+
+    cache = MemoryCache(max_rows=10 * n)
+    sync_ms: list[float] = []
+    cpu_ms: list[float] = []  # this process's CPU time per retrieval: on a shared machine, less noisy than wall
+
+    def retrieve(i: int) -> float:
+        t0, c0 = time.perf_counter(), time.process_time()
+        with db.autocommit_scope() as session:
+            index = cache.index(session, user, embedder)
+        sync_ms.append((time.perf_counter() - t0) * 1000)
+        i %= len(queries)
+        retrieval.rank_memories(index, vectors[i], queries[i], args.k, now)
+        cpu_ms.append((time.process_time() - c0) * 1000)
+        return (time.perf_counter() - t0) * 1000
+
+    before_mb = rss_mb()
+    cold_ms = retrieve(0)
+    index_mb = rss_mb() - before_mb
+    for i in range(5):  # warm-up: the first calls fault in pages and fill numpy's caches
+        retrieve(i)
+    del sync_ms[:], cpu_ms[:]
+    warm_ms = [retrieve(i) for i in range(args.warm)]
+    warm_sync_ms, warm_cpu_ms = list(sync_ms), list(cpu_ms)
+    after_new = []
+    for i in range(5):  # a new node each time: the warm path reads the delta
+        text = f"a brand new memory number {i}"
         with db.session_scope() as session:
-            session.add(User(id=user))
-            session.flush()
-            for lo in range(0, n, 5000):
-                session.execute(
-                    insert(MemoryNode),
-                    [
-                        {
-                            "user_id": user,
-                            "node_type": "event",
-                            "created_at": epoch + timedelta(hours=float(mem.created_h[i])),
-                            "last_accessed_at": epoch + timedelta(hours=float(mem.last_accessed_h[i])),
-                            "expires_at": epoch if mem.expired[i] else None,
-                            "subject": user,
-                            "predicate": "said",
-                            "object": mem.texts[i][:40],
-                            "description": mem.texts[i],
-                            "embedding": mem.matrix[i].tobytes(),
-                            "embedding_model": embedder.model_id,
-                            "poignancy": int(mem.poignancy[i]),
-                        }
-                        for i in range(lo, min(n, lo + 5000))
-                    ],
+            session.add(
+                MemoryNode(
+                    user_id=user, node_type="event", created_at=now, last_accessed_at=now, subject=user,
+                    predicate="said", object="new", description=text, embedding=embedder.embed([text])[0].tobytes(),
+                    embedding_model=embedder.model_id, poignancy=5,
                 )
-        write_s = time.perf_counter() - start
-        print(f"{n:,} memory_nodes rows of one user written in {write_s:.1f}s ({args.backend})")
-        now = epoch + timedelta(hours=mem.now_h)
-        rng = random.Random(2)
-        queries = [fill(rng.choice(QUERIES), rng) for _ in range(args.queries)]
-        vectors = embedder.embed(queries)
-        embed_ms = []
-        for q in queries:
-            t0 = time.perf_counter()
-            embedder.embed([q])
-            embed_ms.append((time.perf_counter() - t0) * 1000)
-
-        cache = MemoryCache(max_rows=10 * n)
-
-        sync_ms: list[float] = []
-
-        def retrieve(i: int) -> tuple[float, list[int]]:
-            t0 = time.perf_counter()
-            with db.autocommit_scope() as session:
-                index = cache.index(session, user, embedder)
-            sync_ms.append((time.perf_counter() - t0) * 1000)
-            found = retrieval.rank_memories(index, vectors[i], queries[i], args.k, now)
-            return (time.perf_counter() - t0) * 1000, [x.id for x in found]
-
-        cold_ms, _ = retrieve(0)
-        warm = [retrieve(i % len(queries)) for i in range(len(queries))]
-        warm_ms = [t for t, _ in warm]
-        warm_sync_ms = sync_ms[1:]
-        after_new = []
-        for i in range(5):  # a new node each time: the warm path reads the delta
-            with db.session_scope() as session:
-                session.add(
-                    MemoryNode(
-                        user_id=user, node_type="event", created_at=now, last_accessed_at=now, subject=user,
-                        predicate="said", object="new", description=f"a brand new memory number {i}",
-                        embedding=embedder.embed([f"a brand new memory number {i}"])[0].tobytes(),
-                        embedding_model=embedder.model_id, poignancy=5,
-                    )
-                )  # fmt: skip
-            after_new.append(retrieve(i)[0])
-        assert cache.builds == 1, cache.builds
-        # Agreement of the shortlisted cosine with the exact one, on the same index rows.
-        staged = cache.index_of(user)
-        assert staged is not None
+            )  # fmt: skip
+        after_new.append(retrieve(i))
+    assert cache.builds == 1, cache.builds
+    staged = cache.index_of(user)
+    assert staged is not None
+    label = f"{n // 1000}k"
+    figures: dict[str, float] = {
+        f"cold_ms_{label}": round(cold_ms, 1),
+        f"warm_ms_p50_{label}": round(statistics.median(warm_ms), 3),
+        f"warm_ms_p90_{label}": round(float(np.percentile(warm_ms, 90)), 3),
+        f"warm_ms_p99_{label}": round(float(np.percentile(warm_ms, 99)), 3),
+        f"warm_sync_ms_p50_{label}": round(statistics.median(warm_sync_ms), 3),
+        f"warm_cpu_ms_p50_{label}": round(statistics.median(warm_cpu_ms), 3),
+        f"warm_cpu_ms_p99_{label}": round(float(np.percentile(warm_cpu_ms, 99)), 3),
+        f"after_new_node_ms_p50_{label}": round(statistics.median(after_new), 3),
+        f"query_embedding_ms_p50_{label}": round(statistics.median(embed_ms), 3),
+        f"index_rss_mb_{label}": round(index_mb, 1),
+        f"index_nbytes_mb_{label}": round(staged.nbytes / 2**20, 1),
+    }
+    if staged._coarse is not None:  # agreement of the shortlisted cosine with the exact one, on the same rows
         exact = retrieval.NodeIndex(embedder.model_id, embedder.dim)
         limit = retrieval.EXACT_LIMIT
         retrieval.EXACT_LIMIT = 10 * n
@@ -338,33 +359,48 @@ def store(args: argparse.Namespace) -> None:
             got = {x.id for x in staged.rank(vectors[i], q, args.k, now)}
             want = {x.id for x in exact.rank(vectors[i], q, args.k, now)}
             overlap.append(len(got & want) / max(1, len(want)))
+        figures[f"top{args.k}_shared_with_exact_{label}"] = round(float(np.mean(overlap)), 3)
+        del exact
+    if not args.skip_old_way:
         start = time.perf_counter()
         with db.autocommit_scope() as session:
             nodes = user_nodes(session, user)
         retrieval.rank_memories(nodes, vectors[0], queries[0], args.k, now, model_id=embedder.model_id)
-        old_ms = (time.perf_counter() - start) * 1000
-        figures: dict[str, object] = {
-            "store_memories": n,
-            "backend": args.backend,
-            "cold_ms": round(cold_ms, 1),
-            "warm_ms_p50": round(statistics.median(warm_ms), 3),
-            "warm_ms_p90": round(float(np.percentile(warm_ms, 90)), 3),
-            "warm_sync_ms_p50": round(statistics.median(warm_sync_ms), 3),
-            "after_new_node_ms_p50": round(statistics.median(after_new), 3),
-            "old_way_ms": round(old_ms, 1),
-            "query_embedding_ms_p50": round(statistics.median(embed_ms), 3),
-            "top30_shared_with_exact": round(float(np.mean(overlap)), 3),
-            "index_mb": round(staged.nbytes / 2**20, 1),
-            "k": args.k,
-            "queries": len(queries),
-        }
-        print(
-            f"cold {cold_ms:.0f} ms, warm p50 {figures['warm_ms_p50']} ms (p90 {figures['warm_ms_p90']}; "
-            f"of which the database p50 {figures['warm_sync_ms_p50']} ms), "
-            f"after a new node p50 {figures['after_new_node_ms_p50']} ms, old way {old_ms:.0f} ms; "
-            f"query embedding p50 {figures['query_embedding_ms_p50']} ms (not included); "
-            f"top {args.k} shared with exact cosine {figures['top30_shared_with_exact']:.3f}"
-        )
+        figures[f"old_way_ms_{label}"] = round((time.perf_counter() - start) * 1000, 1)
+        del nodes
+    print(
+        f"{n:>7,}: cold {cold_ms:.0f} ms (index {index_mb:.0f} MB resident), warm p50 "
+        f"{figures[f'warm_ms_p50_{label}']} ms p99 {figures[f'warm_ms_p99_{label}']} ms (of which the database "
+        f"p50 {figures[f'warm_sync_ms_p50_{label}']} ms; CPU p50 {figures[f'warm_cpu_ms_p50_{label}']} ms), "
+        f"after a new node p50 "
+        f"{figures[f'after_new_node_ms_p50_{label}']} ms; query embedding p50 "
+        f"{figures[f'query_embedding_ms_p50_{label}']} ms (not included)"
+    )
+    return figures
+
+
+def store(args: argparse.Namespace) -> None:
+    """Retrieval through the real store at each of ``--sizes`` memories (see the module's docstring)."""
+    run, var = scratch_run("bench")
+    url, drop = create_database(args.backend, f"ella_rt_{run}", var)
+    os.environ["ELLA_DATABASE_URL"] = url
+    from workers.settings import get_settings
+
+    get_settings.cache_clear()
+    from workers import db
+
+    try:
+        db.upgrade()
+        sizes = sorted(int(x) for x in args.sizes.split(","))
+        mem = Memories(sizes[-1], seed=1)
+        epoch = datetime(2026, 1, 1, tzinfo=UTC)
+        figures: dict[str, object] = {"backend": args.backend, "k": args.k, "warm_retrievals": args.warm}
+        for n in sizes:
+            start = time.perf_counter()
+            user = f"bench-{run}-{n}"
+            write_user(user, mem, n, epoch, HashingEmbedder().model_id)
+            print(f"{n:,} memory_nodes rows of one user written in {time.perf_counter() - start:.1f}s ({args.backend})")
+            figures |= store_figures(args, mem, n, user, epoch)
         print(json.dumps(figures))
     finally:
         drop()
@@ -375,7 +411,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--ref-queries", default="20,10,3", help="reference queries at 1k, 10k, 100k")
     parser.add_argument("--k", type=int, default=30)
-    parser.add_argument("--store", action="store_true", help="through the real store and its cache, at 100k")
+    parser.add_argument("--store", action="store_true", help="through the real store and its cache")
+    parser.add_argument("--sizes", default="10000,100000", help="--store: memories of each user, comma-separated")
+    parser.add_argument("--warm", type=int, default=200, help="--store: warm retrievals timed per size")
+    parser.add_argument("--skip-old-way", action="store_true", help="--store: skip loading every node as before")
     parser.add_argument("--backend", default="postgresql", choices=["postgresql", "sqlite"])
     args = parser.parse_args()
     if args.store:

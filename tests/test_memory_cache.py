@@ -130,3 +130,18 @@ def test_the_cache_holds_at_most_its_rows_dropping_the_least_recently_used_user(
     with session_scope() as s:
         cache.index(s, "a", EMBEDDER)  # still cached: used after b
     assert cache.builds == 3
+
+
+def test_stream_changes_reads_the_newest_id_and_the_touches_since_in_one_query(migrated_db) -> None:
+    from workers.memory_cache import stream_changes
+
+    ids = add_nodes("u9", ["one", "two", "three", "four"])
+    with session_scope() as s:
+        mark_accessed(s, [ids[1]], T0 + timedelta(days=1))
+    with session_scope() as s:
+        assert stream_changes(s, "u9", None) == (ids[-1], [])
+        newest, touched = stream_changes(s, "u9", T0 + timedelta(hours=1))
+        assert newest == ids[-1] and touched == [(ids[1], T0 + timedelta(days=1))]  # the newest is not touched
+        newest, touched = stream_changes(s, "u9", T0 + timedelta(minutes=3))  # the newest was accessed then
+        assert newest == ids[-1] and sorted(i for i, _ in touched) == [ids[1], ids[3]]
+        assert stream_changes(s, "nobody", T0) == (None, [])

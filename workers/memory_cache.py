@@ -3,10 +3,10 @@
 Why: without it every reply loaded all of a user's nodes as ORM objects and rebuilt the matrix and the BM25
 index from them: seconds at 100,000 memories. The stream is append-only (only the last access changes, and
 only erasure deletes, all of a user's nodes at once), so a cached index is brought up to date instead of
-rebuilt: per call, one query for the user's newest node id (the cache key), the nodes after the cached one if
-it moved, and the nodes accessed since the newest access seen (a minute of overlap, for touches committed
-late by another worker). A newest id below the cached one (the user was erased, the ids went back) drops the
-entry and rebuilds it. An index holding vectors of another model (an embedder change, re-embedded in the
+rebuilt: per call, one query for the user's newest node id (the cache key) and the nodes accessed since the
+newest access seen (a minute of overlap, for touches committed late by another worker), then the nodes after
+the cached newest one if it moved. A newest id below the cached one (the user was erased, the ids went back)
+drops the entry and rebuilds it. An index holding vectors of another model (an embedder change, re-embedded in the
 background by ``ella.reembed_memories``) is rebuilt after ``FOREIGN_TTL_S``, so it picks up the new vectors.
 
 Memory is bounded: least recently used users are dropped until the cached memories fit ``memory_cache_rows``
@@ -21,13 +21,15 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from ella.embeddings import Embedder
 from ella.memory.retrieval import NodeIndex
-from models.memory import accessed_since, newest_node_id, node_rows
+from models import MemoryNode
+from models.memory import node_rows
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -65,19 +67,22 @@ class MemoryCache:
 
     def index(self, session: Session, user_id: str, embedder: Embedder) -> NodeIndex:
         """The user's stream, up to date with the database as ``session`` sees it."""
-        newest = newest_node_id(session, user_id)
         with self._lock:
             entry = self._entries.get(user_id)
             if entry is not None:
                 self._entries.move_to_end(user_id)
         index, built_at = (None, 0.0) if entry is None else entry
         if index is not None and (
-            index.model_id != embedder.model_id
-            or newest is None
-            or newest < index.newest_id
-            or (index.foreign and time.monotonic() - built_at > FOREIGN_TTL_S)
+            index.model_id != embedder.model_id or (index.foreign and time.monotonic() - built_at > FOREIGN_TTL_S)
         ):
             index = None
+        newest: int | None = None
+        touched: list[tuple[int, datetime]] = []
+        if index is not None:
+            since = None if index.accessed_mark is None else index.accessed_mark - TOUCH_OVERLAP
+            newest, touched = stream_changes(session, user_id, since)
+            if newest is None or newest < index.newest_id:
+                index = None
         if index is None:
             index = NodeIndex(embedder.model_id, embedder.dim)
             index.extend(node_rows(session, user_id))
@@ -88,8 +93,7 @@ class MemoryCache:
             self.hits += 1
             if newest is not None and newest > index.newest_id:
                 index.extend(node_rows(session, user_id, index.newest_id))
-            if index.accessed_mark is not None:
-                index.touch(accessed_since(session, user_id, index.accessed_mark - TOUCH_OVERLAP))
+            index.touch(touched)
         if self.max_rows > 0:
             with self._lock:
                 self._entries[user_id] = (index, built_at)
@@ -99,6 +103,30 @@ class MemoryCache:
                     _, (dropped, _) = self._entries.popitem(last=False)
                     held -= len(dropped)
         return index
+
+
+def stream_changes(
+    session: Session, user_id: str, since: datetime | None
+) -> tuple[int | None, list[tuple[int, datetime]]]:
+    """The user's newest node id (None without nodes) and ``(id, last access)`` of the nodes accessed at or
+    after ``since``, in one round trip.
+
+    Why one statement: on a warm retrieval these two reads are all the database work, and each round trip
+    costs more than the ranking's arithmetic at 10,000 memories. The newest node is one of the rows (it
+    matches ``id = max(id)``), so an empty result means the user has no nodes. Both conditions are ranges of
+    the indexes (user_id, id) and (user_id, last_accessed_at).
+    """
+    newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id).scalar_subquery()
+    matches = MemoryNode.id == newest
+    if since is not None:
+        matches = or_(matches, MemoryNode.last_accessed_at >= since)
+    rows = session.execute(
+        select(MemoryNode.id, MemoryNode.last_accessed_at, newest).where(MemoryNode.user_id == user_id, matches)
+    ).all()
+    if not rows:
+        return None, []
+    touched = [(node_id, at) for node_id, at, _ in rows if since is not None and at >= since]
+    return rows[0][2], touched
 
 
 _shared: tuple[int, MemoryCache] | None = None
