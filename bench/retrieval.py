@@ -280,7 +280,7 @@ def store_figures(args: argparse.Namespace, mem: Memories, n: int, user: str, ep
     """Cold, warm, after-a-new-node and old-way retrieval of ``user``'s ``n`` memories (see the docstring)."""
     import ella.memory.retrieval as retrieval
     from models import MemoryNode
-    from models.memory import user_nodes
+    from models.memory import node_rows, user_nodes
     from workers import db
     from workers.memory_cache import MemoryCache
 
@@ -351,7 +351,8 @@ def store_figures(args: argparse.Namespace, mem: Memories, n: int, user: str, ep
         limit = retrieval.EXACT_LIMIT
         retrieval.EXACT_LIMIT = 10 * n
         try:
-            exact.extend(list(staged))
+            with db.autocommit_scope() as session:  # the index's own rows do not keep their vectors
+                exact.extend(node_rows(session, user))
         finally:
             retrieval.EXACT_LIMIT = limit
         overlap = []

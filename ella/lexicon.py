@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = ["STOP_WORDS", "TOPICLESS_WORDS", "stem", "tokenize", "words"]
 
@@ -84,6 +84,7 @@ _DOUBLED = re.compile(r"([bdfgkmnprtv])\1$")  # not l, s, z: "falling" -> "fall"
 _VOWEL = re.compile(r"[aeiouy]")
 
 
+@lru_cache(maxsize=1 << 16)  # a stream's vocabulary is small: building a 100k-memory index stems 700k words
 def stem(word: str) -> str:
     """A light English stemmer, so that "camped", "camping" and "camps" are one term ("camp"), as are "hike",
     "hiked" and "hiking" ("hik"), and "story" and "stories" ("stori").

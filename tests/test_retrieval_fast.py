@@ -175,3 +175,32 @@ def test_largest_finds_the_k_largest_whatever_the_order(order: str) -> None:
         assert got.size == min(k, values.size)
         assert np.array_equal(np.sort(values[got]), np.sort(values)[values.size - got.size :])
     assert retrieval._largest(values, 0).size == 0
+
+
+def test_bm25_built_in_one_batch_scores_as_built_one_document_at_a_time() -> None:
+    rng = np.random.default_rng(6)
+    docs = [list(rng.choice(WORDS, int(rng.integers(0, 8)))) for _ in range(700)]
+    one_by_one = retrieval.BM25Index(docs)
+    batched = retrieval.BM25Index(docs[:5])
+    batched.extend(docs[5:400])
+    batched.extend([])
+    batched.extend(docs[400:])
+    batched.add(["dog", "dog", "zebra"])
+    one_by_one.add(["dog", "dog", "zebra"])
+    assert len(batched) == len(one_by_one) == 701
+    for query in (["dog"], ["river", "sister", "sister"], ["zebra"], ["nothing"], list(WORDS)):
+        assert np.array_equal(batched.scores(query), one_by_one.scores(query)), query
+    assert [batched.terms(i) for i in range(701)] == [one_by_one.terms(i) for i in range(701)]
+
+
+def test_the_index_keeps_its_rows_without_their_vectors_but_ranks_with_them() -> None:
+    rows = random_rows(np.random.default_rng(9), 200, conversations=True)
+    index = NodeIndex(EMBEDDER.model_id, EMBEDDER.dim)
+    index.extend(rows)
+    assert all(row.embedding == b"" for row in index) and all(row.embedding for row in rows)  # callers' untouched
+    assert [row.id for row in index] == [row.id for row in rows]
+    query = "pottery interview"
+    now = T0 + timedelta(days=40)
+    got = [x.id for x in retrieval.rank_memories(index, EMBEDDER.embed([query])[0], query, 10, now)]
+    want = retrieval.rank_memories(rows, EMBEDDER.embed([query])[0], query, 10, now, model_id=EMBEDDER.model_id)
+    assert got == [x.id for x in want]

@@ -10,8 +10,8 @@ drops the entry and rebuilds it. An index holding vectors of another model (an e
 background by ``ella.reembed_memories``) is rebuilt after ``FOREIGN_TTL_S``, so it picks up the new vectors.
 
 Memory is bounded: least recently used users are dropped until the cached memories fit ``memory_cache_rows``
-(about 2 KB per memory with the 512-dimension hashing embedder). Per process: a forked worker child starts
-empty.
+(about 2.9 KB per memory with the 512-dimension hashing embedder, traced at 100,000; the rows are kept without
+their vectors). Per process: a forked worker child starts empty.
 """
 
 from __future__ import annotations

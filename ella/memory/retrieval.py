@@ -21,10 +21,11 @@ The database-backed memory is ranked by :func:`rank_memories` over the nodes a t
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from sys import intern
 from typing import Protocol, TypeVar, cast, overload
 
 import numpy as np
@@ -91,6 +92,17 @@ class _Postings:
         self.tfs = np.empty(4, dtype=np.float64)
         self.size = 0
 
+    def extend(self, docs: Sequence[int], tfs: Sequence[int]) -> None:
+        """Append many documents at once (ids ascending, above every id held)."""
+        size = self.size + len(docs)
+        if size > self.docs.size:
+            capacity = max(size, 2 * self.docs.size)
+            self.docs = np.resize(self.docs, capacity)
+            self.tfs = np.resize(self.tfs, capacity)
+        self.docs[self.size : size] = docs
+        self.tfs[self.size : size] = tfs
+        self.size = size
+
     def append(self, doc: int, tf: int) -> None:
         if self.size == self.docs.size:
             self.docs = np.resize(self.docs, 2 * self.size)
@@ -139,6 +151,33 @@ class BM25Index:
         self._n += 1
         self._length_norm = None
         return doc
+
+    def extend(self, docs: Sequence[Sequence[str]]) -> None:
+        """Index many documents (ids in order), as :meth:`add` each would, in a fraction of the time: each
+        term's posting list grows once, not once per document."""
+        first = self._n
+        staged: defaultdict[str, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+        lengths = []
+        for doc, tokens in enumerate(docs, first):
+            counts = Counter(tokens)
+            for term, tf in counts.items():
+                ids, tfs = staged[term]
+                ids.append(doc)
+                tfs.append(tf)
+            self._doc_terms.append(tuple(counts))
+            lengths.append(len(tokens))
+        for term, (ids, tfs) in staged.items():
+            postings = self._postings.get(term)
+            if postings is None:
+                postings = self._postings[term] = _Postings()
+            postings.extend(ids, tfs)
+        count = len(lengths)
+        if first + count > self._lengths.size:
+            self._lengths = np.resize(self._lengths, max(first + count, 2 * self._lengths.size))
+        self._lengths[first : first + count] = lengths
+        self._total_length += sum(lengths)
+        self._n += count
+        self._length_norm = None
 
     def idf(self, term: str) -> float:
         """The term's inverse document frequency (0 for a term no document has)."""
@@ -553,12 +592,13 @@ def comparable_matrix(embeddings: Sequence[bytes], models: Sequence[str], model_
     zero row has cosine 0 with every query, and the memory is still found by its words (BM25), recency and
     importance. With ``model_id=None`` only the dimension is checked.
     """
-    matrix = np.zeros((len(embeddings), dim), dtype=np.float32)
     size = dim * 4
-    for row, (blob, model) in enumerate(zip(embeddings, models, strict=True)):
-        if len(blob) == size and (model_id is None or model == model_id):
-            matrix[row] = np.frombuffer(blob, dtype=np.float32)
-    return matrix
+    zero = bytes(size)
+    blobs = [
+        blob if len(blob) == size and (model_id is None or model == model_id) else zero
+        for blob, model in zip(embeddings, models, strict=True)
+    ]
+    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim).copy()
 
 
 def rank_memories(
@@ -709,8 +749,10 @@ class NodeIndex(Sequence[NodeRow]):
 
     @property
     def nbytes(self) -> int:
-        """About what the index holds in memory (the matrix dominates: 4 bytes per dimension per memory)."""
-        return int(self._matrix.nbytes + (0 if self._coarse is None else self._coarse.nbytes)) + 200 * len(self)
+        """About what the index holds in memory: the matrices (4 bytes per dimension per memory) and about 600
+        bytes per memory for its row, its text, its BM25 postings and its place in the dictionaries (traced at
+        100,000 synthetic memories: 289 MB in all, of which 234 MB matrices)."""
+        return int(self._matrix.nbytes + (0 if self._coarse is None else self._coarse.nbytes)) + 600 * len(self)
 
     def extend(self, rows: Sequence[NodeRow]) -> None:
         """Append nodes newer than every node held (ids ascending)."""
@@ -729,19 +771,28 @@ class NodeIndex(Sequence[NodeRow]):
         self._accessed[span] = [_seconds(r.last_accessed_at) for r in rows]
         self._expires[span] = [np.inf if r.expires_at is None else _seconds(r.expires_at) for r in rows]
         self._poignancy[span] = [r.poignancy for r in rows]
+        self.bm25.extend([tokenize(r.description) for r in rows])
+        # The index keeps its own rows without the vector (it is in the matrix): 2 KB less per memory.
+        self._rows.extend(
+            NodeRow(r.id, intern(r.node_type), r.description, b"", intern(r.embedding_model), r.created_at,
+                    r.last_accessed_at, r.expires_at, r.poignancy, r.depth, r.conversation_id)
+            for r in rows
+        )  # fmt: skip
+        self._row_of.update((r.id, row) for row, r in enumerate(rows, start))
+        previous = self._previous
+        tail = self._tail
         for row, node in enumerate(rows, start):
-            self._rows.append(node)
-            self._row_of[node.id] = row
-            self.bm25.add(tokenize(node.description))
-            previous = -1
-            if node.conversation_id is not None:
-                previous = self._tail.get(node.conversation_id, -1)
-                self._tail[node.conversation_id] = row
-                self._linked = self._linked or previous >= 0
-            self._previous[row] = previous
-            self.newest_id = max(self.newest_id, node.id)
-            if self.accessed_mark is None or node.last_accessed_at > self.accessed_mark:
-                self.accessed_mark = node.last_accessed_at
+            conversation = node.conversation_id
+            if conversation is None:
+                previous[row] = -1
+            else:
+                previous[row] = tail.get(conversation, -1)
+                tail[conversation] = row
+        self._linked = self._linked or bool(np.any(previous[start : start + count] >= 0))
+        self.newest_id = max(self.newest_id, max(r.id for r in rows))
+        newest_access = max(r.last_accessed_at for r in rows)
+        if self.accessed_mark is None or newest_access > self.accessed_mark:
+            self.accessed_mark = newest_access
         if self._coarse is None and len(self._rows) > EXACT_LIMIT:
             self._coarse = np.zeros((self._matrix.shape[0], COARSE_DIM), dtype=np.float32)
             self._coarse[: len(self._rows)] = self._matrix[: len(self._rows)] @ self._projection
@@ -913,11 +964,12 @@ class NodeIndex(Sequence[NodeRow]):
         return [x.description for x in sorted(found, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]
 
     def _reserve(self, size: int) -> None:
+        """Room for ``size`` rows: a quarter more than held when growing (amortised O(1) appends at 25% slack,
+        not the up to 100% of doubling, which at 100,000 memories was 60 MB of matrix), a sixteenth on a build."""
         capacity = self._poignancy.size
         if size <= capacity:
             return
-        while capacity < size:
-            capacity *= 2
+        capacity = max(size + size // 16, capacity + capacity // 4)
         held = len(self._rows)
         matrix = np.zeros((capacity, self.dim), dtype=np.float32)
         matrix[:held] = self._matrix[:held]
