@@ -20,7 +20,7 @@ import json
 import re
 from importlib import resources
 
-from ella.guard.rules import Rule, preceded_by, rule
+from ella.guard.rules import Rule, preceded_by, rule, unless
 from ella.guard.types import Category, Severity
 
 C = Category.EMOTIONAL_CRISIS
@@ -187,8 +187,8 @@ _HARM_VERB = (
     r"slit|end|mutilate|bleed|punish)(?:s|es|ed|d|ing|ting|ning|ping)?"  # not "injure": "injured myself" is sport
 )
 _PILLS = (
-    r"(?:pills|meds|tablets|medication|medicine|paracetamol|tylenol|acetaminophen|ibuprofen|painkillers|"
-    r"sleeping pills|capsules|xanax|oxy\w*|benzos|antidepressants|insulin)"
+    r"(?:pills?|meds|tablets?|medication|medicine|paracetamol|tylenol|acetaminophen|ibuprofen|painkillers?|"
+    r"sleeping pills?|capsules?|xanax|oxy\w*|benzos|antidepressants|insulin)"
 )
 _INTENT = (
     r"(?:want|wanna|going to|gonna|plan(?:ning)? to|ready to|about to|decided to|thinking (?:about|of)|"
@@ -275,6 +275,11 @@ COMPOSITIONAL: tuple[Rule, ...] = (
         HIGH,
         rf"\bhow many\s+(?:\w+\s+){{0,2}}?{_PILLS}\s+(?:\w+\s+){{0,4}}?(?:take|kill|lethal|fatal|enough|die|od|"
         r"overdose)\b|\b(?:lethal|fatal)\s+dose\b",
+        # "how many pills do I take for a headache?": a dosing question, not a lethal one
+        guard=unless(
+            r"\b(?:for (?:a|my|the) (?:headache|cold|flu|fever|migraine|back|tooth\w*|period|pain)|box says|label "
+            r"says|a day|per day|daily|at once for|with food|recommended|(?:my|a) (?:son|daughter|kid|child|baby))\b"
+        ),
     ),
     rule(
         "crisis.means.overdose",
@@ -290,7 +295,7 @@ COMPOSITIONAL: tuple[Rule, ...] = (
         C,
         HIGH,
         rf"\b{_INTENT}\s+(?:\w+\s+){{0,2}}?(?:jump|jumping|throw myself|step|walk|drive|run)\s+(?:off|from|in front of|"
-        r"into|out of|out)\s+(?:\w+\s+){0,3}?(?:bridge|roof|building|balcony|cliff|tower|window|train|traffic|"
+        r"into|out of|out)\s+(?:[\w'-]+\s+){0,3}?(?:bridge|roof|building|balcony|cliff|tower|window|train|traffic|"
         r"car park|parking garage|overpass|ledge|tracks|motorway|highway)\b",
         negatable=True,
         self_check=True,

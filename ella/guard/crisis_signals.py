@@ -11,7 +11,9 @@ my allergy" quiet.
 
 from __future__ import annotations
 
-from ella.guard.rules import Rule, preceded_by, rule, unless
+import re
+
+from ella.guard.rules import Rule, all_of, only_with, preceded_by, rule, unless
 from ella.guard.types import Category, Severity
 
 C = Category.EMOTIONAL_CRISIS
@@ -40,6 +42,13 @@ _BETTER_BEFORE = r"\b(?:lighter|better|easier|happier|quieter|calmer|fine|reliev
 _PLAN_CONTEXT = (
     rf"\b(?:{_DEATH_PLACE}|rope|pills|jump|fall|end it|die|dying|dead|suicide|overdose|not (?:be )?(?:here|around)|"
     r"survive|goodbye|ruin)\b"
+)
+
+_JOKING = r"|\b(?:lol|lmao|haha\w*|kidding|jk|joking|lottery|if i win)\b"
+_MOVING = (
+    r"\b(?:moving|move|moved|relocat\w*|emigrat\w*|abroad|new (?:job|city|country|place|flat|house)|visa|"
+    r"lisbon|london|paris|berlin|country|city|town|job|work|company|school|uni|team|band|group chat|app|"
+    r"social media|instagram|tiktok|twitter|facebook|server|coffee|food|smoking|sugar|drinking|habit)\b"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -256,10 +265,8 @@ RULES: tuple[Rule, ...] = (
         HIGH,
         r"\b(?:check(?:ing)? out|clock(?:ing)? out|log(?:ging)? off|leave|leaving|go|going)\s+(?:for good|"
         r"permanently|early from (?:life|this world)|of (?:this )?life)\b",
-        guard=unless(
-            r"\b(?:hotel|job|work|company|twitter|facebook|instagram|social media|app|"
-            r"server|account|shift|town|country|city|house|flat|uni|school|team)\b"
-        ),
+        after=r"\s+(?:coffee|food|tea|pizza|measure|reason|cause|luck|times|news|vibes)\b",
+        guard=unless(_MOVING + r"|\b(?:hotel|account|shift|house|flat)\b"),
         self_check=True,
     ),
     rule(
@@ -293,10 +300,17 @@ RULES: tuple[Rule, ...] = (
         "crisis.signal.slang",
         C,
         HIGH,
-        r"\b(?:top|off|end|unalive|delete|yeet)\s+my ?self\b|\bkys my ?self\b|\bsewer ?slide\b|\bunaliv(?:e|ing)\b"
+        r"\b(?:top|off|end|unalive|delete|yeet)\s+my ?self\b|\bself[\s.-]*delet(?:e|ing|ion)\b|\bkys my ?self\b|"
+        r"\bsewer ?slide\b|\bunaliv(?:e|ing)\b"
         r"(?!\s+(?:you|him|her|them|the|that|this|people))|\bctb\b",
+        # a question about the word itself: "why do YouTubers say 'unalive'?"
+        guard=unless(
+            r"\b(?:youtubers?|tiktokers?|algorithm|the word|slang|mean(?:s|ing)?|teens say|kids say|people "
+            r"say|essay|euphemism|censor\w*)\b"
+        ),
         negatable=True,
         self_check=True,
+        reported=True,
     ),
     # A first-person "suicide ..." statement: "suicide is on my mind", "suicide plan is ready".
     rule(
@@ -441,10 +455,564 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:he|she|they|you)(?:'?ll| will) understand (?:later|one day|soon|eventually|why|when)\b|\bbefore i go"
         r"\s*(?:[.!,;]|$)|\btidying up (?:my|before|loose ends)|\bloose ends\b",
         requires=r"\b(?:gave|give|giving|told (?:him|her|them) i love|will|letters?|goodbye|socials|sort|sorted|"
-        r"cancel\w*|my things|my stuff|belongings)\b",
+        r"cancel\w*|my things|my stuff|belongings|paid off|spare key|cleaned|tidied)\b",
         guard=unless(
             r"\b(?:holiday|vacation|trip|travel\w*|flight|moving|move|work|the office|shift|uni|"
             r"university|term|semester)\b"
         ),
+    ),
+)
+
+# ---- plans stated without naming the act, vanishing for good, final acts (guard-1.3.0) ----------------------
+# Each rule pairs a means, a place or an act with what makes it about the speaker's death (looking again and
+# again, a door shut, "I know what it's for", a thank-you that reads as the last), and names the everyday
+# readings it must leave alone ("rope for the climbing gym", "the car is running late", "moving for good").
+
+_FIRST_PERSON = only_with(r"\b(?:i|i'?m|i'?ve|i'?d|i'?ll|me|my|myself)\b")
+_HOBBY = (
+    r"\b(?:climbing|camping|hiking|sailing|boat|swing|tree|tent|gym|crafts?|project|garden|club|range|hunting|"
+    r"clay|pigeon|nerf|water gun|paintball|airsoft|video ?game|game|film|movie|show|book|novel|story|museum|"
+    r"class|course|lesson|licen[cs]e|collection|collector|police|army|military|deer|season|scouts?|knots|"
+    r"guides|brownies|cubs)\b"
+)
+_DENIED_HOBBY = re.compile(r"\bnot (?:\w+\s+){0,4}?for (?:climbing|camping|a project|the garden|work|a swing)\b")
+_HOBBY_RE = re.compile(_HOBBY)
+
+
+def _hobby_reading(text: str, _match: re.Match[str]) -> bool:
+    """Reject when a hobby explains the means ("rope for the climbing gym"), unless the hobby is denied ("I'm
+    not going to use it for climbing")."""
+    return _HOBBY_RE.search(text) is not None and _DENIED_HOBBY.search(text) is None
+
+
+_GUN = r"(?:gun|pistol|rifle|shotgun|revolver|handgun|firearm)s?"
+_HIGH_PLACE = (
+    r"(?:bridge|overpass|flyover|viaduct|roof|rooftop|top floor|top storey|car ?park|parking (?:garage|structure|"
+    r"deck)|tower|cliff|ledge|balcony|railing|edge)"
+)
+_EVERYDAY_PLACE = (
+    r"\b(?:view|views|bar|restaurant|cafe|photos?|pictures?|selfies?|tour|tourists?|sunset|sunrise|fireworks|"
+    r"date|picnic|park(?:ed|ing) (?:the|my) car|walk(?:ed|ing)? across|bridge club|club|festival|concert|"
+    r"closed|repairs?|roadworks|detour|diversion|commute|scaffolding|stuck in traffic|traffic jam|"
+    r"with (?:my|the|our) (?:friends?|family|kids?|dog|partner|husband|wife|boyfriend|girlfriend|mum|mom|dad))\b"
+)
+_PILLS_WORD = (
+    r"(?:pills|tablets|meds|medication|paracetamol|tylenol|painkillers|sleeping (?:pills|tablets)|prescriptions?|"
+    r"antidepressants|insulin|xanax|benzos|oxy\w*)"
+)
+_GOODBYE_CUE = (
+    r"\b(?:thank (?:you|u) for everything|thanks for everything|thank you for (?:being|listening|all)|goodbye|"
+    r"good ?bye|bye ella|don'?t be sad|it'?s (?:ok|okay)|i'?m sorry|you helped|take care of yourself|i love you|"
+    r"remember me|wasn'?t your fault|not your fault|you'?ve been (?:kind|good|a friend)|for being (?:kind|there|"
+    r"my friend)|you were (?:kind|good|there))\b"
+)
+_NO_SIGNAL = (
+    r"\b(?:signal|wi-?fi|battery|flight|plane|hiking|camping|festival|trip|travel\w*|holiday|vacation|cinema|"
+    r"movie|exam|busy|work|shift|sleep|bed|night,? night|good ?night|talk (?:soon|tomorrow|later)|ttyl|brb|"
+    r"later|tomorrow'?s|phone (?:is )?dying|offline for)\b"
+)
+
+RULES += (
+    # a rope or a knot, with what it is for: "bought rope, I know what it's for", "the knot is tied"
+    rule(
+        "crisis.plan.rope",
+        C,
+        HIGH,
+        r"\b(?:rope|noose|cord|knot|belt)\b",
+        requires=r"\b(?:know (?:exactly )?(?:what|why) (?:it'?s|it is|i (?:bought|got) it|i need it)|not (?:going to|"
+        r"gonna) (?:use it )?for (?:climbing|camping)|(?:is|'s) (?:tied|ready|hanging|up)|tied (?:it|the)|practi[cs]"
+        r"\w+ (?:the )?(?:knot|tying)|the beam|(?:beam|hook|rail|banister) (?:will|'?ll|would) hold|it'?ll hold|"
+        r"strong enough (?:to|for me)|hang(?:ing)? (?:it|myself|from))\b",
+        guard=_hobby_reading,
+        self_check=True,
+    ),
+    rule(
+        "crisis.plan.rope",
+        C,
+        HIGH,
+        r"\bmeasur(?:ed|ing|e)\s+(?:the\s+)?(?:beam|cord|rope|belt|banister|rail)\b",
+        guard=unless(_HOBBY),
+        self_check=True,
+    ),
+    rule(
+        "crisis.plan.rope",
+        C,
+        HIGH,
+        r"\b(?:a|the|my)\s+noose\b",
+        guard=unless(
+            r"\b(?:film|movie|show|knots?|sailing|scouts|halloween|decoration|history|museum|book|novel|game|lyrics|"
+            r"western|cowboy|hangman|tie)\b"
+        ),
+        self_check=True,
+        reported=True,
+    ),
+    # a gun within reach, looked at again and again: "my dad's gun is in the drawer, I keep going back to it"
+    rule(
+        "crisis.plan.gun",
+        C,
+        HIGH,
+        rf"\b{_GUN}\b",
+        requires=r"\b(?:keep (?:going back to|looking at|staring at|thinking about|holding|checking)|kept (?:looking|"
+        r"staring|holding|going back)|(?:i )?loaded (?:it|the)|load(?:ing)? it|in my mouth|to my head|how (?:quick|"
+        r"easy|fast) it (?:would|could) be|(?:i )?know where (?:the )?(?:key|bullets|ammo|it) (?:is|are)|kept it by|"
+        r"by my bed|under my pillow|thinking about (?:it|using it)|been thinking about it)\b",
+        guard=all_of(_FIRST_PERSON, unless(_HOBBY)),
+    ),
+    # a high place visited again, or looked up: "walked out to the middle of the bridge again"
+    rule(
+        "crisis.plan.high_place",
+        C,
+        HIGH,
+        rf"\b{_HIGH_PLACE}\b",
+        requires=r"\b(?:again|keep (?:going|walking|driving|thinking)|kept going|every (?:night|day)|looking (?:down|"
+        r"over)|look(?:ed)? down|lean(?:ed|ing)? over|over the (?:railing|edge|side)|middle of it|how (?:high|far "
+        r"down|tall)|for an hour|for hours|just stood|stood there|sat there|climbed (?:over|up)|which (?:one|bridge|"
+        r"building) i'?d|i'?d (?:use|go)|watching the (?:cars|traffic|lorries|trucks|trains|water))\b",
+        guard=unless(_EVERYDAY_PLACE),
+        self_check=True,
+    ),
+    rule(
+        "crisis.plan.looked_up_height",
+        C,
+        HIGH,
+        r"\b(?:looked up|looking up|look up|googled|googling|checked|checking|measured|found out|searched)\s+how\s+"
+        r"(?:high|tall|far down|deep|long the drop)\b",
+        requires=rf"\b(?:{_HIGH_PLACE}|building|garage|drop|fall|storeys?|floors?|water)\b",
+        guard=unless(
+            r"\b(?:for (?:my|a|the) (?:project|essay|homework|class|kid|son|daughter|quiz)|curious|trivia|fun fact|"
+            r"architect\w*|tallest in|record|world'?s)\b"
+        ),
+    ),
+    # the engine running in a closed garage, a hose on the exhaust, a garage door taped
+    rule(
+        "crisis.plan.garage",
+        C,
+        HIGH,
+        r"\bgarage\b",
+        requires=r"\b(?:engine|car|motor)(?:'?s)?\s+(?:\w+\s+){0,2}?(?:running|on|idling|started)\b|\b(?:closed|shut|sealed|"
+        r"taped|locked)\b[^.!?]{0,40}\b(?:engine|car|motor|exhaust|fumes)\b|\btap(?:ed|ing|e) up\b",
+        guard=unless(r"\b(?:running late|warm (?:it|the car) up|to warm|open|mechanic|repair\w*|service|stuck)\b"),
+    ),
+    rule(
+        "crisis.plan.garage",
+        C,
+        HIGH,
+        r"\b(?:hose|pipe|tube)\b[^.!?]{0,40}\bexhaust\b|\bexhaust\b[^.!?]{0,30}\b(?:hose|pipe|tube|window)\b",
+        guard=unless(r"\b(?:mechanic|garage (?:said|says)|mot|repair\w*|leak\w*|rattl\w*|replaced|fix\w*)\b"),
+    ),
+    # a date or a day chosen, without saying for what: "I've picked a date. It's Friday."
+    rule(
+        "crisis.plan.date_chosen",
+        C,
+        HIGH,
+        r"\b(?:i'?ve|i have|i|finally)\s+(?:\w+\s+)?(?:picked|chosen|chose|set|decided on|settled on|circled)\s+"
+        r"(?:a|the|my)\s+(?:date|day|night)\b(?!\s+(?:for|to|of|with|at|on the calendar for)\b)",
+        guard=unless(
+            r"\b(?:wedding|party|test|exam|move|moving|holiday|trip|birthday|interview|appointment|meeting|launch|"
+            r"surgery|operation|event|celebration|we|our|us|dinner|date night|gig|concert|excited|can'?t wait|yay|"
+            r"so happy|booked|invite\w*|guests|venue|deadline|start date|due date)\b"
+        ),
+    ),
+    rule(
+        "crisis.plan.date_chosen",
+        C,
+        HIGH,
+        r"\b(?:the )?date (?:is )?(?:circled|marked|set)\b",
+        requires=r"\b(?:nobody|no one|no-one|only i) (?:knows|know)\b|\bwhat it means\b|\bcalmer\b",
+    ),
+    # pills put aside, counted, enough: "I've been putting a few tablets aside every week"
+    rule(
+        "crisis.plan.pills_saved",
+        C,
+        HIGH,
+        rf"\b{_PILLS_WORD}\b",
+        requires=r"\b(?:put(?:ting)? (?:\w+ ){0,3}?aside|set(?:ting)? (?:\w+ ){0,3}?aside|(?:have|got|there'?s) "
+        r"enough(?: now)?|counting (?:my|them|the)|counted (?:my|them|the)|a (?:good )?pile|a stash|hid(?:den|ing)? "
+        r"(?:them|it|a|my)|lined up|saved (?:up|enough)|saving (?:up|them)|for when i'?m ready|to make sure|"
+        r"(?:in|inside) (?:my|the) (?:sock drawer|glove ?box|drawer|bag|wardrobe) (?:for|until))\b",
+        guard=all_of(
+            _FIRST_PERSON,
+            unless(
+                r"\b(?:headache|flu|cold|dose|dosage|expir\w*|prescription says|box says|the label|allerg\w*|"
+                r"pharmacy|chemist|doctor (?:said|changed))\b"
+            ),
+        ),
+        negatable=True,
+    ),
+    # wanting to vanish for good: "I want to vanish and never come back", "I wanna be gone for good"
+    rule(
+        "crisis.vanish.for_good",
+        C,
+        MEDIUM,
+        r"\b(?:want|wanting|wanna|wish|wishing|need|going|gonna|ready|i'?d like|hope|hoping|can'?t wait|could just|"
+        r"just want)\s+(?:\w+\s+){0,2}?(?:disappear|vanish|fade away|fade out|be gone|go away|stop existing|"
+        r"cease to exist|leave this world|leave (?:this|the) earth)\s+(?:(?:and )?(?:never (?:come back|return|"
+        r"be (?:found|seen)(?: again)?|wake up)|for good|forever|permanently|for ever|without a trace|from "
+        r"(?:everyone|everything|this world|the world|existence)|and (?:not|never) (?:be|come) back))\b",
+        guard=unless(
+            _MOVING + r"|\b(?:weekend|month|week|detox|for a (?:bit|while|few)|under (?:a|the|my) "
+            r"(?:blanket|duvet|covers)|into (?:a|this|the) book|from (?:this|the) (?:meeting|party|call|conversation))\b"
+        ),
+        negatable=True,
+        self_check=True,
+    ),
+    rule(
+        "crisis.vanish.for_good",
+        C,
+        MEDIUM,
+        r"\b(?:i'?ll|i will|i'?m going to|i'?m gonna|i'?m ready to|time for me to|it'?s time (?:for me )?to|soon i'?ll)"
+        r"\s+(?:\w+\s+)?(?:be gone|go|leave (?:this|the) world|leave (?:everyone|everything)|check out|disappear|"
+        r"vanish)\s+(?:for good|forever|permanently)\b",
+        guard=unless(_MOVING + r"|\b(?:weekend|month|week|detox|holiday|vacation|trip)\b"),
+        negatable=True,
+        self_check=True,
+    ),
+    rule(
+        "crisis.vanish.for_good",
+        C,
+        MEDIUM,
+        r"\b(?:gone gone|not on (?:a )?holiday,? gone|gone for good and (?:nobody|no one|no-one|noone)|won'?t be "
+        r"(?:around|here) after (?:this|tonight|tomorrow|the weekend|friday|\w+day))\b",
+        self_check=True,
+    ),
+    # the last message, a thank-you that reads as the end: "this is my last message. thank you for being kind"
+    rule(
+        "crisis.farewell.last_message",
+        C,
+        HIGH,
+        r"\b(?:this is|this'?ll be|this will be|here'?s|consider this)\s+(?:my|the)\s+(?:last|final)\s+(?:message|"
+        r"text|words)\b|\b(?:last|final) (?:message|text|words) from me\b",
+        requires=_GOODBYE_CUE + r"|\b(?:you'?ll hear from me|ever|you'?re the last|before i go)\b",
+        guard=unless(_NO_SIGNAL + _JOKING),
+    ),
+    rule(
+        "crisis.farewell.last_message",
+        C,
+        HIGH,
+        r"\b(?:this is the last time you'?ll|the last time you will|you (?:won'?t|will not) hear from me again|you'?ll "
+        r"never hear from me again|my final message|my last message to you|you'?re the last (?:one|person) i'?m "
+        r"(?:talking|saying)|saying my goodbyes)\b",
+        guard=unless(_NO_SIGNAL + _JOKING),
+    ),
+    rule(
+        "crisis.farewell.if_you_dont_hear",
+        C,
+        HIGH,
+        r"\bif (?:you|u) (?:don'?t|do not|never|stop) (?:hear(?:ing)?|get(?:ting)? (?:a message|anything))\s+"
+        r"(?:\w+\s+){0,2}?(?:from me|again)|\bif i'?m not (?:here|online|around|alive|on here)\s+(?:\w+\s+){0,2}?"
+        r"(?:tomorrow|in the morning|by (?:morning|tomorrow|monday|the weekend)|after (?:tonight|today))\b",
+        requires=_GOODBYE_CUE + r"|\b(?:know that|thanks for listening|thank you for listening|all these)\b",
+        guard=unless(_NO_SIGNAL),
+    ),
+    # final acts: rehoming a pet with a reason that reads as the end, a will left out, accounts closed
+    rule(
+        "crisis.final.rehoming",
+        C,
+        HIGH,
+        r"\b(?:gave|given|giving|give)\s+(?:away\s+)?my\s+(?:\w+\s+)?(?:dog|cat|pets?|puppy|kitten|bird|rabbit|hamster|"
+        r"guinea pig|fish|parrot|horse)\s+to\b|\b(?:found|finding|find)\s+(?:a\s+)?(?:new\s+)?(?:family|owner|home)\s+"
+        r"for\s+my\s+(?:\w+\s+)?(?:dog|cat|pets?|puppy|kitten|bird|rabbit|hamster)\b",
+        requires=r"\b(?:better care of (?:him|her|them|it) than i|take better care|look after (?:him|her|them|it) "
+        r"better|than i (?:can|could)(?: now| ever)?|deserves? (?:someone|a family|an owner|better|a home)|who will "
+        r"be around|won'?t be (?:around|here|able)|i can'?t any ?more|than i ever could)\b",
+        guard=unless(
+            r"\b(?:for the (?:weekend|week|holiday|trip)|while i(?:'m| am)? (?:away|travel\w*)|allerg\w*|"
+            r"moving|landlord|new baby)\b"
+        ),
+    ),
+    rule(
+        "crisis.final.will",
+        C,
+        HIGH,
+        r"\b(?:wrote|written|writing|write|made|making|finished|drafted|signed|left|leaving|put)\s+(?:out\s+)?"
+        r"(?:\w+\s+)?(?:my|a)\s+will\b(?!\s+(?:be|to|and testament for the|power)\b)",
+        guard=unless(
+            r"\b(?:solicitor|lawyer|notary|mortgage|baby|married|pregnant|routine|insurance|estate plan\w*|retire\w*|"
+            r"grown[ -]?up|adulting|adult thing|will power|willpower|free will|good will|goodwill)\b"
+        ),
+        self_check=True,
+    ),
+    rule(
+        "crisis.final.accounts_closed",
+        C,
+        HIGH,
+        r"\b(?:deleted|deleting|delete|closed|closing|cancelled|canceled|cancelling|shut down|wiped|deactivated)\s+"
+        r"(?:all\s+)?(?:of\s+)?my\s+(?:\w+\s+)?(?:accounts|social media|socials|profiles|instagram|facebook|twitter|"
+        r"tiktok|snapchat|phone contract|contract|email|subscriptions)\b",
+        requires=r"\b(?:goodbye|bye|the last one|last (?:message|time|person|one)|you'?re the last|before i go|the "
+        r"rest|won'?t need|letters|say bye|wrote everyone)\b",
+        guard=unless(r"\b(?:years ago|spam|distract\w*|eats my|waste of time|detox|scam|hacked|privacy|data)\b"),
+    ),
+    rule(
+        "crisis.final.given_away",
+        C,
+        HIGH,
+        r"\b(?:gave|given|giving|give)\s+away\s+my\s+(?:\w+\s+){0,3}?\w+",
+        requires=r"\b(?:won'?t (?:be )?(?:need|needing|using|use)|not (?:going to|gonna) need|don'?t need (?:them|it|"
+        r"anything) (?:any ?more|where)|goodbye|after i'?m gone|where i'?m going)\b",
+        guard=unless(
+            r"\b(?:moving|move|declutter\w*|minimalis\w*|charity shop|outgrew|too small|upgrade\w*|company|"
+            r"last day|job|colleagues|office|retir\w*|desk)\b"
+        ),
+    ),
+    # after a near time, nothing will matter: "after tonight none of this will matter to me"
+    rule(
+        "crisis.final.after_tonight",
+        C,
+        HIGH,
+        r"\bafter (?:tonight|today|tomorrow|this weekend|this week|friday|saturday|sunday|monday|tuesday|wednesday|"
+        r"thursday)\b[^.!?]{0,40}?\b(?:none of (?:this|it) (?:will |is going to )?(?:matter|be my problem)|(?:it|"
+        r"this|nothing) (?:won'?t|will not|will never) matter|nothing (?:will|is going to|'?ll) matter|"
+        r"i won'?t (?:be here|be around|have to feel|feel "
+        r"anything|be a problem)|won'?t be (?:my problem|a problem for anyone)|no more pain|i'?ll (?:finally )?be "
+        r"free)\b",
+        guard=unless(r"\b(?:exams?|deadline|shift|project|interview|wedding|holiday|match|game|finals?)\b"),
+    ),
+    # making the pain stop for good: "I'm going to make it so I never have to feel this again"
+    rule(
+        "crisis.final.make_it_stop",
+        C,
+        HIGH,
+        r"\b(?:going to|gonna|will|i'?ll|want to|wanna|about to|ready to)\s+make\s+(?:it so|sure)\s+(?:that\s+)?i\s+"
+        r"(?:never|don'?t|won'?t|can'?t)\s+(?:have to\s+)?(?:ever\s+)?(?:feel (?:this|anything|like this|again)|wake "
+        r"up|hurt|suffer|exist|be here|be a (?:problem|burden))\b|\bmake\s+(?:the|this|it all|my)\s+(?:pain|hurt|"
+        r"suffering|everything|life)\s+(?:stop|end|go away)\s+(?:for good|permanently|forever)\b|\bmake it so "
+        r"(?:nobody|no one|no-one) (?:has|have) to (?:deal with|put up with|worry about) me\b",
+        negatable=True,
+        self_check=True,
+    ),
+    rule(
+        "crisis.final.rather_not_exist",
+        C,
+        HIGH,
+        r"\b(?:i'?d|i would|i)\s+(?:rather|prefer to|prefer)\s+(?:just\s+)?(?:not (?:exist|be alive|live|wake up|be "
+        r"born)|not to exist|stop existing|never wake up|be dead|die)\b",
+        after=r"\s+(?:than (?:eat|go to|go out|go back|sit|watch|listen|do|work|wear|be seen|admit|lose|miss|talk)|of "
+        r"(?:boredom|"
+        r"embarrassment|shame))\b|\s+(?:\w+\s+)?(?:lol|lmao|haha)",
+        negatable=True,
+    ),
+    # hoping for the crash: "I keep driving fast hoping I'll hit something"
+    rule(
+        "crisis.final.hoping_to_crash",
+        C,
+        HIGH,
+        r"\b(?:hoping|hope|hopin|wishing|praying|maybe)\s+(?:that\s+)?(?:i'?ll |i will |i |something |someone )?"
+        r"(?:hit something|hits? me|crash(?:es)?|won'?t make (?:it|the (?:bend|turn|corner))|don'?t make it home|"
+        r"lose control|spin out|go off the road)\b",
+        requires=r"\b(?:driv\w*|drove|speed\w*|motorway|highway|road|car|bike|motorbike|fast|on purpose)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.final.hoping_to_crash",
+        C,
+        HIGH,
+        r"\b(?:drive|driving|drove|speed|speeding|ride|riding)\s+(?:\w+\s+){0,2}?(?:too fast|fast|recklessly)\s+on "
+        r"purpose\b",
+        self_check=True,
+    ),
+)
+
+_MEANS_AT_HAND = r"(?:blades?|razors?|razor blades|rope|noose|gun|pistol|knife|knives|pills|tablets|bottle of pills)"
+
+RULES += (
+    # weighing one way against another: "which would be quicker, the bridge or the train line?"
+    rule(
+        "crisis.plan.which_way",
+        C,
+        HIGH,
+        r"\bwhich (?:would be|is|'?d be|one is|one would be|way is|way would be) (?:the )?(?:quicker|quickest|faster|"
+        r"fastest|less painful|least painful|more painless|surer|surest|more certain|more reliable|easier|easiest)\b",
+        requires=rf"\b(?:{_HIGH_PLACE}|train|line|tracks|motorway|{_MEANS_AT_HAND}|jump\w*|drown\w*|overdose|"
+        r"hang\w*|bleed\w*)\b",
+    ),
+    # how much of a drug is "too much", asked for oneself: "what amount of paracetamol is definitely too much?"
+    rule(
+        "crisis.plan.lethal_amount",
+        C,
+        HIGH,
+        rf"\b(?:what amount|how much|how many)\s+(?:of\s+)?(?:\w+\s+)?{_PILLS_WORD}\s+(?:\w+\s+){{0,3}}?(?:too much|"
+        r"too many|enough to|fatal|lethal|would kill|kills? you|the limit|where the line is|to not wake up)\b",
+        guard=unless(
+            r"\b(?:a day|per day|daily|in 24 hours|headache|fever|pain relief|period pain|toothache|(?:my|a) (?:son|"
+            r"daughter|kid|child|baby|toddler)|dog|cat|accidentally|by mistake|doubled)\b"
+        ),
+    ),
+    # means kept in mind: "I keep thinking about the blades in the bathroom cabinet"
+    rule(
+        "crisis.plan.means_in_mind",
+        C,
+        HIGH,
+        rf"\b(?:keep|kept|can'?t stop|cannot stop)\s+(?:\w+\s+)?(?:thinking about|looking at|staring at|going back "
+        rf"to)\s+(?:the|my|those|that)\s+(?:\w+\s+)?{_MEANS_AT_HAND}\b",
+        guard=all_of(_FIRST_PERSON, unless(_HOBBY + r"|\b(?:forgot|forget|missed|side effects?|prescri\w*)\b")),
+    ),
+    # ending it, said bare: "ending it tonight"
+    rule(
+        "crisis.final.ending_it_now",
+        C,
+        HIGH,
+        r"(?:^|[.!?]\s*)(?:i'?m\s+)?ending it (?:all\s+)?(?:tonight|today|tomorrow|this weekend|now|soon)\b",
+        guard=unless(r"\b(?:with (?:him|her|them)|relationship|boyfriend|girlfriend|partner|dating|contract|lease)\b"),
+    ),
+    # others spared of me soon: "you won't have to listen to me for much longer"
+    rule(
+        "crisis.final.spared_of_me",
+        C,
+        HIGH,
+        r"\b(?:won'?t|will not|wont|never) (?:\w+\s+)?have to (?:listen to|deal with|put up with|worry about|hear from|"
+        r"look after|see|carry|pay for) me (?:\w+\s+)?(?:much longer|any ?more|any longer|soon|for long|again|after "
+        r"(?:tonight|today|this))\b|\b(?:everyone|everybody|they|you|my family) (?:will|'?ll) (?:be free of|be rid "
+        r"of|be done with) me\b|\bnot (?:going to|gonna) be (?:a problem|a burden|in (?:anyone'?s|your|the) way)\s+"
+        r"(?:\w+\s+){0,2}?(?:much longer|any ?more|any longer|for long)\b",
+        guard=unless(r"\b(?:moving|move|away|abroad|trip|holiday|job|graduat\w*|leaving home|uni)\b"),
+    ),
+    rule(
+        "crisis.final.sorry_i_woke",
+        C,
+        HIGH,
+        r"\b(?:gutted|disappointed|sad|upset|angry|annoyed|sorry|hate) (?:that )?i (?:woke up|wake up|am still (?:here|"
+        r"alive)|'?m still (?:here|alive)|survived|didn'?t die)\b(?!\s+(?:late|early|at|so|before|after|to|with)\b)",
+    ),
+    rule(
+        "crisis.final.better_parent",
+        C,
+        MEDIUM,
+        r"\b(?:deserve|deserves|need|needs)\s+(?:a\s+)?(?:better|new|different)\s+(?:dad|mum|mom|father|mother|"
+        r"parent|son|daughter|friend)\s+than me\b",
+        requires=r"\b(?:get over (?:it|me)|without me|better off|when i'?m gone|once i'?m gone|forget me|move on)\b",
+    ),
+    rule(
+        "crisis.final.insurance",
+        C,
+        HIGH,
+        r"\blife insurance\b",
+        requires=r"\b(?:(?:could|would|will|can) (?:finally )?(?:clear|pay off|be (?:okay|fine|set|looked after))|"
+        r"better off|if i (?:die|died|was gone|wasn'?t here)|covers? suicide|pays? out (?:for|if|on) suicide)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.farewell.quiet_goodbyes",
+        C,
+        HIGH,
+        r"\bsaying (?:my )?(?:little )?goodbyes?\s+to\s+(?:people|everyone|everybody|my (?:friends|family|mum|mom|"
+        r"dad|sister|brother))\b|\blittle goodbyes\b",
+        requires=r"\b(?:in my head|they don'?t know|without them knowing|quietly|little goodbyes|for the last time|"
+        r"one by one)\b",
+    ),
+    rule(
+        "crisis.final.not_sticking_around",
+        C,
+        HIGH,
+        r"\bnot (?:sticking|hanging|staying) around (?:to see|for|much longer|any ?more|any longer)\b",
+        requires=r"\b(?:made (?:up )?my mind|already decided|i'?ve decided|decision|the plan|ready)\b",
+        guard=unless(r"\b(?:party|job|company|town|city|relationship|him|her|team|club|meeting)\b"),
+    ),
+    rule(
+        "crisis.plan.high_place",
+        C,
+        HIGH,
+        r"\b(?:edge|end) of the (?:platform|roof|bridge|cliff|ledge|balcony)\b",
+        requires=r"\b(?:longer than i should|a bit longer|keep (?:standing|stand|going)|again|leaning|lean over|"
+        r"step(?:ping)? (?:off|forward)|thinking about)\b",
+        self_check=True,
+    ),
+)
+
+RULES += (
+    # the engine running behind a shut door, without the word "garage"
+    rule(
+        "crisis.plan.garage",
+        C,
+        HIGH,
+        r"\b(?:engine|motor|car)\s+(?:is\s+|'s\s+)?(?:running|on|idling)\b",
+        requires=r"\b(?:door|doors|windows?)\s+(?:is\s+|are\s+)?(?:closed|shut|sealed|taped|locked)\b|\b(?:closed|"
+        r"shut|sealed|taped) (?:the )?(?:door|doors|windows?)\b",
+        guard=unless(
+            r"\b(?:running late|warm (?:it|the car) up|to warm|mechanic|repair\w*|heating|air ?con|a/c|"
+            r"driveway|petrol station|drive[- ]?thru|traffic)\b"
+        ),
+    ),
+    # a place chosen, or a jump announced with the place: "I know which building I'd use"
+    rule(
+        "crisis.plan.place_chosen",
+        C,
+        HIGH,
+        r"\bwhich (?:bridge|building|roof|cliff|tower|car ?park|overpass|balcony|spot|window|floor) i'?d (?:use|pick|"
+        r"go (?:to|off|from)|jump (?:off|from)|choose)\b|\bi'?ve (?:picked|chosen|found) (?:the|a|my) (?:bridge|"
+        r"building|roof|cliff|spot|place) (?:to|for|i'?d)\b",
+    ),
+    rule(
+        "crisis.plan.jump_announced",
+        C,
+        HIGH,
+        r"\b(?:going to|gonna|will|i'?ll|want to|wanna|about to|ready to|i could)\s+(?:just\s+)?(?:jump|let go|step "
+        r"off|fall)\b(?!\s+(?:in|into|on|onto|at|to|the queue|ship|on the call|back|ahead|of|over to)\b)",
+        requires=r"\b(?:top floor|roof|rooftop|bridge|building|balcony|ledge|window|cliff|overpass|car ?park|tower|"
+        r"edge)\b",
+        guard=unless(
+            r"\b(?:parachute|bungee|skydiv\w*|pool|trampoline|lake|sea|river swim|zip ?line|diving board|"
+            r"jumpers?|jump rope|high jump|long jump|rock climbing|boulder\w*)\b"
+        ),
+        negatable=True,
+        self_check=True,
+    ),
+    rule(
+        "crisis.plan.jump_announced",
+        C,
+        HIGH,
+        r"\b(?:going|go|went|climb(?:ing|ed)?|walk(?:ing|ed)?|head(?:ing|ed)?)\s+up\s+(?:to\s+)?(?:the\s+)?(?:roof|top "
+        r"floor|top of (?:the|my) (?:building|car ?park|tower)|bridge|ledge|cliff)\b[^.!?]{0,30}?\b(?:letting go|let "
+        r"go|jump(?:ing)?|step(?:ping)? off|falling)\b",
+        negatable=True,
+        self_check=True,
+    ),
+    # farewells said as thanks: "I just want to thank you for everything before I go tonight"
+    rule(
+        "crisis.farewell.thanks_before_going",
+        C,
+        HIGH,
+        r"\bbefore i go\b(?!\s+(?:to|out|on|back|home|in|into|shopping|for|and|off|away|abroad|get|grab|make|pick)\b)",
+        requires=r"\b(?:thank (?:you|u) for everything|thanks for everything|goodbye|good ?bye|wanted to say|want "
+        r"to say|tell you|you were|you'?ve been)\b",
+        guard=unless(
+            r"\b(?:holiday|vacation|trip|travel\w*|flight|moving|work|shift|uni|class|exam|bed|sleep|"
+            r"dinner|gym|walk|run|meeting)\b"
+        ),
+    ),
+    rule(
+        "crisis.final.tonight_is_the_night",
+        C,
+        HIGH,
+        r"\btonight(?:'?s| is) the night\b",
+        requires=r"\b(?:made (?:my )?peace|ready|goodbye|decided|calm|at peace|no more|it'?s time|last)\b",
+        guard=unless(
+            r"\b(?:date|party|concert|game|match|premiere|finale|launch|show|gig|proposal|propose|"
+            r"ask (?:her|him)|first)\b"
+        ),
+    ),
+    rule(
+        "crisis.final.know_how_and_when",
+        C,
+        HIGH,
+        r"\bi know (?:exactly )?(?:how and when|when and how|how and where|where and when|when and where|where and "
+        r"how)\b",
+        requires=r"\b(?:plan\w*|decided|ready|going to do it|i'?ll do it|done|it all out)\b",
+    ),
+    rule(
+        "crisis.final.want_out",
+        C,
+        MEDIUM,
+        r"\bi (?:just |really )?want out\s*(?:[.!]|$|of (?:everything|it all|all of (?:it|this)|this (?:life|world)))",
+        requires=r"\b(?:done|tired|can'?t|cannot|exhausted|pointless|no point|everything|it all|hate)\b",
+        guard=unless(r"\b(?:job|work|contract|lease|group chat|relationship|marriage|deal|team|band|class|course)\b"),
+    ),
+    rule(
+        "crisis.vanish.cant_wait",
+        C,
+        HIGH,
+        r"\bcan'?t wait (?:to|till|until)\s+(?:i'?m\s+|i\s+)?(?:be gone|be dead|die|not be here|not exist|"
+        r"stop existing|gone|dead|never wake up)\b(?!\s+(?:from|of|out|for the|on)\b)",
+        guard=unless(_MOVING + r"|\b(?:holiday|vacation|trip|weekend|summer|this week|exams?)\b"),
     ),
 )

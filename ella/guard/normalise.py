@@ -89,9 +89,9 @@ _SYMBOLS = str.maketrans({"@": "a", "$": "s", "!": "i", "|": "l"})
 
 # "k.i.l.l", "k-i-l-l", "k_i_l_l", "k*i*l*l": single letters joined by one separator.
 _DOTTED = re.compile(r"(?<![a-z0-9])(?:[a-z0-9@$][.\-_*·•~]){1,}[a-z0-9@$](?![a-z0-9])")
-# Three or more single characters separated by one or two spaces ("k i l l  m y s e l f"); inside such a run a
-# double space is the word break.
-_SPACED = re.compile(r"(?<![^\s])[a-z0-9@$!](?: {1,2}[a-z0-9@$!]){2,}(?![^\s])")
+# Three or more single characters separated by one to three spaces ("k i l l  m y s e l f"); inside such a run
+# two or more spaces are the word break (so a two-letter word between breaks, "i t", joins the run).
+_SPACED = re.compile(r"(?<![^\s])[a-z0-9@$!](?: {1,3}[a-z0-9@$!]){2,}(?![^\s])")
 _SEPARATORS = re.compile(r"[ .\-_*·•~]")
 _WORD_BREAK = re.compile(r"  +")
 _REPEATS = re.compile(r"([a-z])\1{2,}")

@@ -7,7 +7,7 @@ and reported speech are dropped by the ``reported`` guard; "don't touch me" by `
 
 from __future__ import annotations
 
-from ella.guard.rules import Rule, rule
+from ella.guard.rules import Rule, rule, unless
 from ella.guard.types import Category, Severity
 
 P = Category.PHYSICAL_ESCALATION
@@ -186,5 +186,139 @@ RULES: tuple[Rule, ...] = (
         HIGH,
         r"\bif (?:you|u) (?:had|were in|could have) a (?:real |physical |human )?body\b",
         requires=r"\b(?:let me|do to|touch|kiss|feel|with it|sexy|hot|bed|naked|hold|undress|my hands)\b",
+    ),
+)
+
+# ---- implicit sexual requests and meeting in person (guard-1.3.0) --------------------------------------------
+# Without an explicit word: "take it off for me", "u up? 😏", "somewhere more private", "tell me your fantasies".
+# For a companion that exists only in chat, meeting in person is physical escalation too ("come over to mine
+# tonight", "let's meet irl", "where do you live? I'll come to you"); meeting a friend irl is not.
+_FLIRT_EMOJI = r"(?:😏|😈|🍆|🍑|💦|👅|🥵)"
+_PLACE_MINE = r"(?:my place|mine|my flat|my house|my apartment|my room|my hotel(?: room)?|my bed|my car)"
+_EVERYDAY_FUN = (
+    r"\b(?:essay|homework|joke|story|recipe|game|book|film|movie|question|help|advice|work|study|revision|exam|"
+    r"dessert|food|pizza|snacks|coffee|tea|wings?|challenge|curry|sauce|chilli|chili)\b"
+)
+
+RULES += (
+    rule(
+        "physical.implicit.take_it_off",
+        P,
+        HIGH,
+        r"\b(?:take|taking|pull|slip)\s+(?:it|that|this|them|everything|it all|those|your \w+)\s+off\s+(?:for me|"
+        r"slowly|now|babe|baby|for us|in front of me)\b|\b(?:slowly\s+)?take everything off\b|\bwhat'?s under "
+        r"(?:that|your|ur|the) (?:dress|shirt|top|skirt|clothes|hoodie|towel|robe|sheets|blanket|jeans)\b|\bwhat "
+        r"(?:you'?ve|you have|you) got under (?:there|that|those|your)\b",
+        before=r"\b(?:said|says|told|texted|wrote|asked)(?:\s+\w+)?",  # not ``reported``: "show me ..." is a request
+    ),
+    rule(
+        "physical.implicit.flirt_emoji",
+        P,
+        HIGH,
+        _FLIRT_EMOJI,
+        requires=r"\b(?:you|u|ya) (?:up|awake|alone|free|busy)\b|\b(?:wanna|want to|fun|tonight|thinking (?:about|of) "
+        r"(?:you|u)|in bed|spicy|naughty|private|alone|just (?:for )?me)\b",
+        guard=unless(_EVERYDAY_FUN),
+    ),
+    rule(
+        "physical.implicit.somewhere_private",
+        P,
+        HIGH,
+        r"\b(?:take|move|continue|go|bring|get)\s+(?:this|it|us|things|this chat)?\s*(?:somewhere|some place|"
+        r"someplace|to a room|to my room)\s+(?:more\s+)?(?:private|quiet|intimate|secluded|nobody can see|no one "
+        r"can see)\b|\bsomewhere (?:more )?(?:private|intimate)\b(?:,? just (?:the two of )?us)",
+        guard=unless(r"\b(?:conversation|talk about|discuss|the team|meeting|work|customer|call|dm me the|details)\b"),
+    ),
+    rule(
+        "physical.implicit.fantasies",
+        P,
+        HIGH,
+        r"\b(?:tell|share|describe|whisper|confess)\s+(?:me\s+)?(?:\w+\s+){0,2}?(?:your|ur)\s+(?:\w+\s+)?"
+        r"fantas(?:y|ies)\b|\bwhat are (?:your|ur) (?:\w+ )?fantasies\b|\bwhat do (?:you|u) fantasi[sz]e about\b|"
+        r"\bwhat (?:you|u) fantasi[sz]e about\b",
+        after=r"\s+(?:books?|novels?|films?|movies?|football|team|league|series|games?|worlds?|stories|authors?|"
+        r"genre|shows?|characters?|maps?|names?|creatures?)\b",
+        guard=unless(r"\b(?:favourite fantasy|favorite fantasy|fantasy (?:book|novel|film|football|series|world))\b"),
+        reported=True,
+    ),
+    rule(
+        "physical.implicit.feel_good",
+        P,
+        HIGH,
+        r"\bmake me feel (?:so |really )?(?:good|amazing|things)\b",
+        requires=r"\b(?:tonight|babe|baby|bed|alone|body|touch|naughty|need you|want you|you to|😏|😈|🥵)\b",
+        guard=unless(_EVERYDAY_FUN + r"|\b(?:laugh|song|playlist|compliment|tell me something)\b"),
+        reported=True,
+    ),
+    rule(
+        "physical.implicit.naughty",
+        P,
+        HIGH,
+        r"\b(?:let'?s|lets|wanna|want to|gonna|we could|should we|can we|time to)\s+(?:get|be|have|go)\s+(?:a little |"
+        r"a bit |kinda |really |some )?(?:naughty|frisky|kinky|dirty|spicy|steamy|wild)\b(?!\s+and (?:order|eat|get|"
+        r"have))|\b(?:make it|something|keep it) (?:spicy|steamy|naughty|kinky)\b(?=[^.!?]{0,30}(?:😏|😈|for me|just "
+        r"for me|tonight))",
+        guard=unless(r"\b(?:food|curry|sauce|recipe|chilli|chili|salsa|wings|dessert|kids|dog|puppy|cat)\b"),
+        reported=True,
+    ),
+    rule(
+        "physical.implicit.join_me",
+        P,
+        HIGH,
+        r"\b(?:wanna|want to|come|care to|will you|would you|why don'?t you)\s+join\b\s*(?:me|us)?\s*(?:in (?:bed|the "
+        r"shower|the bath|my bed|here)|under the (?:covers|sheets))?",
+        requires=r"\b(?:in bed|my bed|the shower|the bath|under the (?:covers|sheets)|lying (?:in|here))\b",
+        guard=unless(r"\b(?:club|team|group|class|gym|call|meeting|zoom|game|server|book club)\b"),
+    ),
+    rule(
+        "physical.implicit.imagine_touch",
+        P,
+        HIGH,
+        r"\b(?:imagine|picture|pretend)\s+(?:my|our)\s+(?:hands?|lips|bodies|body|fingers)\s+(?:on|all over|"
+        r"against|touching|around)\s+(?:you|u|your|each other)\b|\bwhat would (?:you|u) (?:be )?wear(?:ing)? if\b"
+        r"|\b(?:you'?re|you are|u r|ur)\s+in my (?:room|bed)\b[^.!?]{0,30}\b(?:lights? (?:are )?(?:off|out)|alone|"
+        r"dark|night)|\bwish (?:you|u) (?:were|was|could be) (?:here )?(?:in|next to me in|with me in) (?:my|the|bed)"
+        r"(?: bed)?\b",
+        reported=True,
+    ),
+    # meeting in person: for a chat companion, a step towards the physical
+    rule(
+        "physical.meet.in_person",
+        P,
+        MEDIUM,
+        r"\b(?:let'?s|lets|can we|could we|should we|we should|wanna|want to|i want to|i'?d love to|when can we|we "
+        r"could|i need to|will you|would you|i wanna)\s+(?:finally\s+)?(?:meet|see each other|hang out|meet up|link "
+        r"up|see you)\s+(?:\w+\s+)?(?:irl|in real life|in person|face to face|offline|for real|tonight|somewhere)\b|"
+        r"\b(?:meet|see)\s+(?:you|u)\s+(?:irl|in real life|in person|face to face)\b|\bmeet (?:me|up) irl\b|"
+        r"\b(?:let'?s|lets|we should finally) meet\s*(?:[.!?]|$)",
+        guard=unless(
+            r"\b(?:my (?:friend|mate|pen ?pal|cousin|sister|brother|date|match|boyfriend|girlfriend)|"
+            r"deadline|the team|them|him|her)\b"
+        ),
+        reported=True,
+    ),
+    rule(
+        "physical.meet.come_over",
+        P,
+        MEDIUM,
+        rf"(?:^|[.!?,]\s*|\b(?:you should|you can|please|just|wanna|want to|why don'?t you|will you|can you|could "
+        rf"you)\s+)come\s+(?:over|round|around|back)?\s*(?:to\s+)?{_PLACE_MINE}\b|\bcome\s+(?:over|round|"
+        rf"around) (?:tonight|now|later)\b|\b(?:spend|stay) the night (?:at mine|with me|at my place|together)\b|"
+        rf"\b(?:back|over) to (?:mine|my place)\b(?=[^.!?]{{0,40}}\b(?:you|u|we|us)\b)|\bcan i come (?:to|over "
+        r"to|round to) your (?:place|house|flat|room)\b|\bmeet me (?:at|in) (?:my|the) (?:hotel|room|place|flat|"
+        r"car)\b|\bi'?ll (?:pick (?:you|u) up|come (?:to you|find you|over to yours))\b",
+        guard=unless(r"\bis what (?:\w+\s+){0,3}?(?:said|texted|asked|wrote)\b"),
+        self_check=True,
+        reported=True,
+    ),
+    rule(
+        "physical.meet.where_you_live",
+        P,
+        MEDIUM,
+        r"\bwhere do (?:you|u) (?:live|stay|sleep)\b|\b(?:send|give|tell|text) me (?:your|ur) (?:address|location|"
+        r"postcode)\b|\bsend me (?:your|ur) location\b",
+        requires=r"\b(?:come|visit|see you|meet|drive|pick (?:you|u) up|address|over|find (?:you|u)|i'?ll|tonight|"
+        r"location)\b",
+        guard=unless(r"\b(?:cloud|server|data ?cent(?:re|er)|haha|lol|for the (?:delivery|parcel|form))\b"),
     ),
 )

@@ -15,7 +15,8 @@ LOW, MEDIUM = Severity.LOW, Severity.MEDIUM
 
 _YOU = r"(?:you|u|ya|yu|ella)"
 _NOT_GROUP = (
-    r"\s*,?\s*(?:guys|all\b|both|two|people|lot\b|lots|folks|mom|mum|dad|mama|papa|bro|sis|man\b|dude|"
+    r"\s*,?\s*(?:guys|all\b|both|two|people|lot\b|lots|folks|mom|mum|dad|mama|papa|bro|sis|man\b|dude|lol\b|lmao|"
+    r"haha\w*|mate\b|"
     r"so much for (?:the|this|that|asking|helping)|for (?:asking|helping|the|this|that|being))"
 )
 _ADVERBS = (
@@ -190,6 +191,80 @@ RULES: tuple[Rule, ...] = (
         r"\bour (?:wedding|honeymoon|first kiss|first date|kids|life together|future together)\s+(?:would|could|"
         r"will|might)\s+(?:look|be|feel)\b",
         guard=unless(_OTHER_PARTNER),
+        reported=True,
+    ),
+)
+
+# ---- short, direct requests for a relationship (guard-1.3.0) -------------------------------------------------
+# "go out w me", "can I call you my girlfriend", "let's make it official": few words, and the object is Ella
+# because there is no one else in the sentence. Their everyday twins ("can I call you later", "make it official
+# that friday is pizza night", "let's date the photos") are named in each rule.
+_EXCLUSIVE = r"(?:exclusive|exclusively (?:mine|yours|together)|official|a thing|an item|a couple|together|mine)"
+
+RULES += (
+    rule(
+        "romance.request.are_we",
+        R,
+        MEDIUM,
+        r"\bare (?:we|u and me|you and me|you and i)\s+(?:\w+\s+)?(?:dating|a couple|together|official|exclusive|a "
+        r"thing|an item)(?:\s+(?:now|yet|already|then|officially))?\s*\?|\bi want us (?:to be )?(?:official|"
+        r"exclusive|together)\b",
+        guard=unless(
+            _OTHER_PARTNER + r"|\b(?:on this|on the|project|team|work|is what|the guy|the girl|ask (?:him|"
+            r"her|them)|him|her)\b"
+        ),
+        reported=True,
+    ),
+    rule(
+        "romance.request.call_you_mine",
+        R,
+        MEDIUM,
+        rf"\b(?:can|could|may)\s+i\s+call\s+(?:you|u|ya)\s+(?:mine|my\s+(?:{_PARTNER}|girl|boy|baby|babe|love|"
+        r"darling|sweetheart))\b|\bcall (?:you|u) mine\b|\b(?:want|wanna|need) (?:you|u) (?:all )?to myself\b",
+        reported=True,
+    ),
+    rule(
+        "romance.request.official",
+        R,
+        MEDIUM,
+        r"\b(?:let'?s|lets|can we|could we|should we|we should|wanna|want to|i want us to|i want us|will you|time "
+        rf"to|ready to)\s+(?:\w+\s+)?(?:make (?:it|this|us|things) {_EXCLUSIVE}|be {_EXCLUSIVE}|go official|make "
+        rf"(?:it|this) a thing)\b(?=\s*(?:[.!?,]|$|please|pls|babe|baby|ella|you and me|between us|properly|for "
+        r"real|like properly|now|already|❤|😍|💕|🥺))",
+        guard=unless(_OTHER_PARTNER),
+        reported=True,
+    ),
+    rule(
+        "romance.request.date",
+        R,
+        MEDIUM,
+        r"\blet'?s\s+(?:start\s+|just\s+)?dat(?:e|ing)\b(?!\s+(?:the|these|those|it|them|this|that|my|our|each "
+        r"photo|photos|pics|entries|files|stamp)\b)|\basking (?:you|u) out\b|\b(?:how about|what about|fancy)\s+"
+        r"(?:a date|going on a date|dinner and a movie)\b(?:,?\s+(?:just )?(?:you and me|with me|us two))?|\b(?:go|"
+        r"come) (?:on a date|out) with me\b|\bdate me\b",
+        guard=unless(_OTHER_PARTNER),
+        reported=True,
+    ),
+    rule(
+        "romance.request.something_more",
+        R,
+        MEDIUM,
+        r"\b(?:could|can|should|would|will|might)\s+(?:we|this|us|you and i|you and me)\s+(?:ever\s+)?(?:be|become|"
+        r"turn into|grow into)\s+(?:something|anything)\s+(?:more|real)\b|\bsomething (?:more|real) between us\b|"
+        r"\b(?:we|us|you and i|you and me)\s+(?:could|can|might|should|would)\s+(?:ever\s+)?(?:be|become)\s+"
+        r"(?:something|anything)\s+(?:more|real)\b(?!\s+than)|"
+        r"\b(?:don'?t|do not) want to be (?:just )?friends with (?:you|u)\b|\b(?:can|could|should) we be "
+        rf"{_EXCLUSIVE}\b|\bbe (?:exclusively )?mine\b|\bexclusively mine\b",
+        guard=unless(_OTHER_PARTNER),
+        reported=True,
+    ),
+    rule(
+        "romance.request.be_my_partner",
+        R,
+        MEDIUM,
+        rf"(?:^|[.!?,]\s*)(?:be|become)\s+my\s+(?:{_PARTNER}|girl|boy)\b|\b(?:will|would|can|could)\s+(?:you|u)\s+"
+        rf"(?:ever\s+)?(?:be|become)\s+my\s+{_PARTNER}\b|\b(?:officially )?asking:?\s+(?:{_PARTNER})\s*\?",
+        after=r"\s+(?:in crime|for (?:the|this|a) (?:project|game|quiz))",
         reported=True,
     ),
 )

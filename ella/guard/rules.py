@@ -77,7 +77,7 @@ NEG_TAIL = re.compile(
 
 _FIRST = frozenset("i i'm im i've ive i'd id i'll me my mine myself we we're our".split())
 _THIRD = frozenset(
-    """he she they his her their him them he's shes she's they're theyre hes it's someone somebody people
+    """he she they his her their him them he's shes she's they're theyre hes someone somebody people
     character characters friend friends guy girl boy man woman kid kids person who brother sister mom mum
     dad father mother son daughter cousin aunt uncle grandma grandpa grandmother grandfather grandad nan
     hero heroine villain protagonist author singer actor actress celebrity teen teens student students patient
@@ -142,6 +142,11 @@ def preceded_by(pattern: str, window: int = 40) -> Guard:
     going to") be checked only when the rare one is present."""
     compiled = re.compile(pattern)
     return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is None
+
+
+def all_of(*guards: Guard) -> Guard:
+    """Reject a match when any of ``guards`` rejects it ("needs a first person" and "not about a hobby")."""
+    return lambda text, m: any(g(text, m) for g in guards)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,8 @@ WORDS: dict[str, str] = {
     "pls": "please", "plz": "please", "od": "overdose", "ur": "your",
     "oding": "overdosing", "sewerslide": "suicide", "ded": "dead",
     "luv": "love", "gf": "girlfriend", "bf": "boyfriend", "ne": "any", "nemore": "anymore",
+    "w": "with", "s/h": "self harm", "sh'ing": "self harming", "bein": "being", "goin": "going",
+    "ngl": "not gonna lie", "nobody'd": "nobody would",
     "bday": "birthday", "tmrw": "tomorrow", "2b": "to be", "wiv": "with", "ova": "over", "dat": "that",
 }  # fmt: skip
 # Phrases of several tokens, spelled out first ("n e more" is "anymore", not "and any more").
