@@ -224,7 +224,9 @@ def eval_locomo(
     embedder_name: str = typer.Option(
         "", "--embedder", help="hashing or semantic (default: ELLA_EMBEDDER, else hashing)."
     ),
-    fuse: float = typer.Option(-1.0, "--fuse", help="Share of cosine in relevance (default: ELLA_RETRIEVAL_FUSE)."),
+    fuse: float = typer.Option(
+        -1.0, "--fuse", help="Share of cosine in relevance (default: ELLA_RETRIEVAL_FUSE, else the embedder's profile)."
+    ),
 ) -> None:
     """Memory retrieval on LoCoMo: evidence recall@k per question category; the last line is JSON."""
     from dataclasses import replace
@@ -233,7 +235,7 @@ def eval_locomo(
 
     from ella.embeddings import make_embedder
     from ella.memory import locomo
-    from ella.memory.retrieval import DEFAULT_WEIGHTS
+    from ella.memory.retrieval import default_weights
     from workers.settings import get_settings
 
     choices: dict[str, list[locomo.Method]] = {"both": ["fused", "bm25"], "fused": ["fused"], "bm25": ["bm25"]}
@@ -247,9 +249,14 @@ def eval_locomo(
     if not ks or ks[0] < 1:
         raise typer.BadParameter("k values must be positive", param_hint="--k")
     conversations = locomo.load(file)
-    embedder = make_embedder(embedder_name or get_settings().embedder)
-    typer.echo(f"embedder: {embedder.model_id}", err=True)
-    weights = replace(DEFAULT_WEIGHTS, fuse=fuse if 0 <= fuse <= 1 else get_settings().retrieval_fuse)
+    settings = get_settings()
+    embedder = make_embedder(embedder_name or settings.embedder)
+    weights = default_weights(embedder.model_id)  # the profile of the embedder evaluated, not the configured one
+    if not 0 <= fuse <= 1 and settings.retrieval_fuse is not None:
+        fuse = settings.retrieval_fuse
+    if 0 <= fuse <= 1:
+        weights = replace(weights, fuse=fuse)
+    typer.echo(f"embedder: {embedder.model_id}, fuse {weights.fuse}, context {weights.context}", err=True)
     results = {name: locomo.evaluate(conversations, ks, name, embedder, weights=weights) for name in methods}
     console = Console()
     for name, result in results.items():

@@ -81,7 +81,9 @@ class Settings(BaseSettings):
     retrieval_w_recency: float = Field(0.5, ge=0)
     retrieval_w_importance: float = Field(1.0, ge=0)
     retrieval_decay_per_hour: float = Field(0.99, gt=0, le=1, description="recency = decay ** hours since access")
-    retrieval_fuse: float = Field(0.3, ge=0, le=1, description="share of embedding cosine (vs BM25) in relevance")
+    retrieval_fuse: float | None = Field(
+        None, ge=0, le=1, description="share of embedding cosine (vs BM25) in relevance; default per embedder"
+    )
     embedder: str = Field(
         "hashing", description="hashing (default, no model) or semantic (the [semantic] extra: all-MiniLM-L6-v2)"
     )
@@ -319,15 +321,20 @@ class Settings(BaseSettings):
 
     @property
     def retrieval_weights(self) -> Any:
-        """The configured RetrievalWeights (the rest of its fields keep their documented defaults)."""
-        from ella.memory.retrieval import RetrievalWeights
+        """The configured RetrievalWeights: the embedder's profile (``default_weights``: the semantic one fuses
+        more cosine) with the ``retrieval_*`` settings over it; ``retrieval_fuse`` unset keeps the profile's."""
+        from dataclasses import replace
 
-        return RetrievalWeights(
+        from ella.memory.retrieval import default_weights
+
+        profile = default_weights(self.embedder)
+        return replace(
+            profile,
             w_relevance=self.retrieval_w_relevance,
             w_recency=self.retrieval_w_recency,
             w_importance=self.retrieval_w_importance,
             decay=self.retrieval_decay_per_hour,
-            fuse=self.retrieval_fuse,
+            fuse=profile.fuse if self.retrieval_fuse is None else self.retrieval_fuse,
         )
 
     @property
