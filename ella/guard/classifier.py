@@ -8,6 +8,7 @@ must not hide a genuine one later in the same message.
 from __future__ import annotations
 
 from ella.guard import crisis, crisis_signals, manipulation, physical, romance
+from ella.guard import semantic as semantic_stage
 from ella.guard.model import load_model
 from ella.guard.normalise import normalise_variants
 from ella.guard.prefilter import PrefilterIndex, squeeze
@@ -26,11 +27,12 @@ _WINDOW = 4000  # characters classified at once: the cost of one window is bound
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one
 
 
-def classify(text: str, *, learned: bool = True) -> Verdict:
+def classify(text: str, *, learned: bool = True, semantic: bool = False) -> Verdict:
     """The boundary verdict for one inbound message (or, with ``learned=False``, a candidate reply).
 
     ``learned``: let the learned second opinion speak when the rules are silent. It was trained on what users
-    write, so Ella's own replies are judged by the rules alone.
+    write, so Ella's own replies are judged by the rules alone. ``semantic``: after both, the sentence-model
+    head (``ella.guard.semantic``, ``ELLA_GUARD_SEMANTIC``) under the same constraints; off, nothing of it loads.
 
     A long message is classified in overlapping windows and the gravest verdict wins, so a crisis sentence
     at the end of a long paste is not missed; the cost stays linear in the length, which the ingest contract
@@ -39,9 +41,10 @@ def classify(text: str, *, learned: bool = True) -> Verdict:
     if not text or not text.strip():
         return _OK
     if len(text) <= _WINDOW:
-        return _classify_window(text, learned)
+        return _classify_window(text, learned, semantic)
     step = _WINDOW - _OVERLAP
-    verdicts = [_classify_window(text[i : i + _WINDOW], learned) for i in range(0, len(text) - _OVERLAP, step)]
+    windows = range(0, len(text) - _OVERLAP, step)
+    verdicts = [_classify_window(text[i : i + _WINDOW], learned, semantic) for i in windows]
     return min(verdicts, key=_gravity)
 
 
@@ -62,7 +65,7 @@ def _second_opinion(normalised: str, set_aside: set[Category]) -> Verdict:
     return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], matched=f"model.{category.value}")
 
 
-def _classify_window(text: str, learned: bool) -> Verdict:
+def _classify_window(text: str, learned: bool, semantic: bool = False) -> Verdict:
     variants = [(v, _INDEX.present(squeeze(v))) for v in normalise_variants(text)]
     negated_crisis: Hit | None = None
     set_aside: set[Category] = set()
@@ -86,4 +89,9 @@ def _classify_window(text: str, learned: bool) -> Verdict:
             )
     if negated_crisis is not None:
         return Verdict(Category.OK, Severity.LOW, Route.CHECK_IN, matched=negated_crisis.rule.id, negated=True)
-    return _second_opinion(variants[0][0], set_aside) if learned else _OK
+    if not learned:
+        return _OK
+    opinion = _second_opinion(variants[0][0], set_aside)
+    if semantic and opinion.category is Category.OK:
+        return semantic_stage.opinion(variants[0][0], set_aside)
+    return opinion
