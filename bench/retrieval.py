@@ -13,15 +13,18 @@ fewer queries at the larger sizes. The memories (synthetic short first-person no
 4-30 turns) are generated and embedded once; 1k and 10k are prefixes of the 100k. No Redis, no database.
 The last line is JSON with the numbers.
 
-With ``--store``, through the real store instead: the 100k memories are written as one user's ``memory_nodes``
-rows (PostgreSQL by default, ``--backend sqlite``; no conversations, so no context part) and retrieved as the
-reply does, through the per-process cache (``workers.memory_cache``): cold (the first retrieval builds the
-user's index from the rows), warm (the cache key query, the touches since, the ranking), warm after a new node
-(the delta read), and the old way (load every node as an ORM object, then rank) once. Query embedding is timed
-apart. It also reports how much of the top 30 the shortlisted cosine shares with the exact one.
+With ``--store``, through the real store instead: for each of ``--sizes`` (10k and 100k), that many memories are
+written as one user's ``memory_nodes`` rows (PostgreSQL by default, ``--backend sqlite``; no conversations, so no
+context part) and retrieved as the reply does, through the per-process cache (``workers.memory_cache``): cold
+(the first retrieval builds the user's index from the rows; the resident memory it adds is reported), warm
+(``--warm`` retrievals after a warm-up: the one query for the cache key and the touches since, then the ranking;
+p50, p90 and p99 of wall time, and this process's CPU time, less sensitive to other work on a shared machine),
+warm after a new node (the delta read), and the old way (load every node as an ORM object, then rank) once.
+Query embedding is timed apart. Above 20k memories it also reports how much of the top 30 the shortlisted
+cosine shares with the exact one.
 
     python bench/retrieval.py [--queries 50] [--ref-queries 20,10,3] [--k 30]
-    python bench/retrieval.py --store [--backend postgresql] [--queries 50]
+    python bench/retrieval.py --store [--backend postgresql] [--sizes 10000,100000] [--warm 200] [--skip-old-way]
 """
 
 from __future__ import annotations
