@@ -12,7 +12,10 @@
   trained on) that the guard flags at all: ordinary messages between friends, where any flag is a false alarm.
 No Redis, no database. The last line is JSON with the numbers.
 
-    python bench/guard.py [--calls 20000]
+    python bench/guard.py [--calls 20000] [--semantic [--semantic-calls 1000]]
+
+``--semantic`` adds the sentence-model stage (``classify(semantic=True)``, the [semantic] extra): its latency on the
+same 500-character messages, and recall, false positives and everyday false alarms with it, under "semantic".
 """
 
 from __future__ import annotations
@@ -131,9 +134,56 @@ def everyday_turns() -> list[str]:
     return utterances(load(LOCOMO)) if LOCOMO.is_file() else []
 
 
+def semantic_figures(messages: list[str], calls: int, turns: list[str]) -> dict[str, object]:
+    """The cascade with the sentence-model stage: latency per 500-character message (the embedder loaded and
+    warmed first; its load time reported apart), recall on the held-out and blind files, everyday alarms."""
+    from functools import partial
+
+    from ella.guard import semantic
+
+    t0 = time.perf_counter()
+    loaded = semantic.stage()
+    load_s = time.perf_counter() - t0
+    if loaded is None:
+        return {"absent": True}
+    with_stage = partial(classify, semantic=True)
+    perf = time.perf_counter
+    for m in messages[:20]:  # warm-up
+        with_stage(m)
+    times = []
+    for i in range(calls):
+        t0 = perf()
+        with_stage(messages[i % len(messages)])
+        times.append(perf() - t0)
+    times.sort()
+    out: dict[str, object] = {
+        "load_s": round(load_s, 2),
+        "p50_ms_500": round(times[len(times) // 2] * 1e3, 2),
+        "p99_ms_500": round(times[int(len(times) * 0.99)] * 1e3, 2),
+        "calls": calls,
+    }
+    files = {"holdout": "boundary_holdout.jsonl", "blind": "boundary_blind.jsonl", "blind2": "boundary_blind2.jsonl"}
+    for name, file in files.items():
+        if (DATA / file).is_file():
+            report = evaluate(load(DATA / file), with_stage)
+            out[f"{name}_recall"] = {k: round(v, 3) for k, v in report["recall"].items()}
+            out[f"{name}_false_positive_rate"] = round(report["false_positive_rate"], 4)
+            out[f"{name}_crisis_recall_by_kind"] = {k: round(v, 3) for k, v in crisis_by_kind(report).items()}
+            out[f"{name}_semantic_hits"] = sum(
+                1 for r in load(DATA / file) if with_stage(r["text"]).matched.startswith("semantic.")
+            )
+    if turns:
+        flagged = sum(1 for t in turns if with_stage(t).category != "ok")
+        out["everyday_false_alarm_rate"] = round(flagged / len(turns), 4)
+    print(f"== with the semantic stage: {json.dumps(out)}")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--semantic", action="store_true", help="also measure the sentence-model stage")
+    parser.add_argument("--semantic-calls", type=int, default=1000)
     args = parser.parse_args()
 
     corpus, holdout = load(BOUNDARY_CORPUS), load(DATA / "boundary_holdout.jsonl")
@@ -188,6 +238,8 @@ def main() -> None:
         if seed_crisis
         else None,
     }
+    if args.semantic:
+        result["semantic"] = semantic_figures(messages, args.semantic_calls, turns)
     print(json.dumps(result))
 
 

@@ -72,6 +72,7 @@ class ReplyPolicy:
     guard_enabled: bool = True
     crisis_resources: Mapping[str, str] = field(default_factory=dict)
     weights: RetrievalWeights = DEFAULT_WEIGHTS
+    guard_semantic: bool = False  # the guard's sentence-model stage for inbound messages (ELLA_GUARD_SEMANTIC)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[
     """The hand-written reply for a message the guard routes away from the model, else None."""
     if not policy.guard_enabled:
         return None
-    inbound = classify(payload.text)
+    inbound = classify(payload.text, semantic=policy.guard_semantic)
     if inbound.route == Route.GENERATE:
         return None
     resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}

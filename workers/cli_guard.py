@@ -23,9 +23,14 @@ def guard_classify() -> None:
 
 
 @guard_cli.command("eval")
-def guard_eval(path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSON lines: text, label")) -> None:
+def guard_eval(
+    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSON lines: text, label"),
+    semantic: bool = typer.Option(False, "--semantic", help="With the sentence-model stage (the [semantic] extra)."),
+) -> None:
     """Recall per category and the false-positive rate on a labelled file; the last line is JSON."""
-    from ella.guard import DETECTOR_VERSION
+    from functools import partial
+
+    from ella.guard import DETECTOR_VERSION, classify
     from ella.guard.evaluate import evaluate
 
     rows = []
@@ -38,12 +43,13 @@ def guard_eval(path: Path = typer.Argument(..., exists=True, dir_okay=False, hel
         except (ValueError, KeyError, TypeError) as exc:
             typer.echo(f"{path}:{number}: not a JSON object with text and label ({exc})", err=True)
             raise typer.Exit(2) from exc
-    result = evaluate(rows)
+    result = evaluate(rows, partial(classify, semantic=semantic))
     for category, recall in sorted(result["recall"].items()):
         typer.echo(f"recall {category:<20} {recall:.3f}  (n={result['n'].get(category, 0)})")
     typer.echo(f"false-positive rate      {result['false_positive_rate']:.3f}  (n={result['n'].get('ok', 0)})")
     summary = {
         "detector_version": DETECTOR_VERSION,
+        "semantic": semantic,
         "recall": result["recall"],
         "false_positive_rate": result["false_positive_rate"],
         "n": result["n"],

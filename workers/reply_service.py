@@ -58,7 +58,9 @@ def new_user_defaults(settings: Settings) -> dict[str, Any]:
 
 
 def reply_policy(settings: Settings) -> ReplyPolicy:
-    return ReplyPolicy(settings.guard_enabled, settings.crisis_resources, settings.retrieval_weights)
+    return ReplyPolicy(
+        settings.guard_enabled, settings.crisis_resources, settings.retrieval_weights, settings.guard_semantic
+    )
 
 
 def disclosure_policy(settings: Settings) -> DisclosurePolicy:

@@ -202,6 +202,11 @@ class Settings(BaseSettings):
         3.0, gt=0, description="After a dated event, how long a follow-up stays fresh (the seed's hard expiry)."
     )
     guard_enabled: bool = Field(True, description="Classify every inbound message and outbound reply.")
+    guard_semantic: bool = Field(
+        False,
+        description="Inbound, after the rules and the n-gram model: a sentence-model head (the [semantic] extra; "
+        "milliseconds per message). Absent, and logged once, without the extra.",
+    )
     boundary_log_text: bool = Field(False, description="Keep the message text in the boundary log.")
     crisis_resources: dict[str, str] = Field(
         default_factory=dict, description="Country code -> crisis line text; merged over the built-in table."

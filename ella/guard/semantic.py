@@ -35,7 +35,7 @@ from ella.guard.types import ROUTE_FOR, Category, Severity, Verdict
 log = logging.getLogger(__name__)
 
 HEAD_FILE = "data/semantic_head.npz"
-PIECE_CHARS = 800  # the sentence model reads 256 word pieces; a longer window is embedded in pieces (max wins)
+PIECE_CHARS = 300  # a few sentences, like a training line: a longer window is embedded in pieces (max wins)
 _OK = Verdict(Category.OK, Severity.NONE, ROUTE_FOR[Category.OK])
 _SENTENCE_END = re.compile(r"(?<=[.!?\n])\s+")
 
