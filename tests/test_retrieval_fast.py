@@ -37,8 +37,9 @@ WEIGHTS = [
 
 def random_rows(rng: np.random.Generator, n: int, *, conversations: bool) -> list[NodeRow]:
     """``n`` stored nodes: short texts from a small vocabulary (so BM25 and cosine tie often), accesses on a
-    few distinct hours (ties in recency), integer poignancy, 3% expired, 2% with a vector of another model."""
-    texts = [" ".join(rng.choice(WORDS, int(rng.integers(1, 7)))) for _ in range(n)]
+    few distinct hours (ties in recency), integer poignancy, 3% expired, 2% with a vector of another model;
+    every fifth ends with a question (relevance's ``asking`` part)."""
+    texts = [" ".join(rng.choice(WORDS, int(rng.integers(1, 7)))) + ("?" if i % 5 == 0 else "") for i in range(n)]
     vectors = EMBEDDER.embed(texts)
     hours = rng.integers(0, 24 * 30, n)
     accessed = np.where(rng.random(n) < 0.3, hours[0], hours)  # a third share one access hour
@@ -79,6 +80,7 @@ def reference_ranking(index: NodeIndex, query: str, k: int, now: datetime, weigh
         weights,
         index._previous[:n],
         cosine=cosine,
+        asks=index._asks[:n],
     )
     return [index[i].id for i in top_k(scores, k)]
 

@@ -27,8 +27,8 @@ CATEGORIES = ("1", "2", "3", "4")  # multi-hop, temporal, open-domain, single-ho
 Method = Literal["fused", "bm25", "cosine"]
 # Ranking by one measure alone: the same store with the other signals weighted 0.
 _SINGLE = {
-    "bm25": RetrievalWeights(w_recency=0.0, w_importance=0.0, fuse=0.0, context=0.0, length=0.0),
-    "cosine": RetrievalWeights(w_recency=0.0, w_importance=0.0, fuse=1.0, context=0.0, length=0.0),
+    "bm25": RetrievalWeights(w_recency=0.0, w_importance=0.0, fuse=0.0, context=0.0, length=0.0, asking=0.0),
+    "cosine": RetrievalWeights(w_recency=0.0, w_importance=0.0, fuse=1.0, context=0.0, length=0.0, asking=0.0),
 }
 _SESSION = re.compile(r"^session_(\d+)$")
 _DIA_ID = re.compile(r"D:?(\d+):(\d+)")

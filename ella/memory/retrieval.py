@@ -11,7 +11,9 @@ min-max normalised over the memories that can be returned, as in the paper. Wher
   fusion of embedding cosine and BM25 (stemmed terms), both normalised, because the default embedder is
   lexical hashing and exact rare words (names, places, "pottery") are what questions hinge on; and a memory
   also takes some relevance from its neighbours in the same conversation, since a reply ("yes, last week!")
-  is about what it answers. All of it is numpy over arrays, about 1 ms for 10,000 memories.
+  is about what it answers. A memory that says more (longer, up to a few sentences) gets more of its
+  relevance, and one that ends with a question a little less: the fact is in what answers it. All of it is
+  numpy over arrays, a few milliseconds for 10,000 memories.
 - expired memories (a planning thought past its expiry) are never returned, whatever their score.
 
 The database-backed memory is ranked by :func:`rank_memories` over the nodes a task loaded;
@@ -21,6 +23,7 @@ The database-backed memory is ranked by :func:`rank_memories` over the nodes a t
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +45,7 @@ __all__ = [
     "RetrievalWeights",
     "context_relevance",
     "default_weights",
+    "ends_with_question",
     "informativeness",
     "newest_thoughts",
     "normalize",
@@ -123,9 +127,9 @@ class BM25Index:
 
     Length normalisation ``b`` is 0.3, not the usual 0.75: a memory is one turn or one thought, and a long
     one is long because it holds facts, not because it rambles, so a term in it should not count much less.
-    LoCoMo dev recall@10, hashing: 0.727 at b = 0.75, 0.733 at 0.3 (0.713 and 0.724 without the length part
-    of relevance, ``RetrievalWeights.length``); semantic profile 0.766 and 0.774. From 0 to 0.5 and with k1
-    from 1.2 to 1.5 the figures are equal within 0.006.
+    LoCoMo dev recall@10 with the default weights, hashing: 0.735 at b = 0.75, 0.743 at 0.3 (0.723 and 0.729
+    without the length part of relevance, ``RetrievalWeights.length``); semantic profile 0.774 and 0.783.
+    From 0 to 0.5, and with k1 from 1.2 to 1.5, the figures were equal within 0.006.
     """
 
     def __init__(self, docs: Iterable[Sequence[str]] = (), *, k1: float = 1.5, b: float = 0.3) -> None:
@@ -247,16 +251,16 @@ class RetrievalWeights:
     the last sessions up, and poignancy says nothing about what a question asks: neither was tuned to the
     benchmark; both keep moderate weights that cost it little or nothing (see each field), because in the
     product they carry what the benchmark lacks — what was just said, and what mattered. LoCoMo dev recall@10 over
-    categories 1-4 with these defaults: 0.733 (0.713 before the length part and BM25's b = 0.3; plain BM25:
-    0.626). The semantic embedder has its own profile, :data:`SEMANTIC_WEIGHTS` (0.774).
+    categories 1-4 with these defaults: 0.743 (0.713 before the length and asking parts and BM25's b = 0.3;
+    plain BM25: 0.626). The semantic embedder has its own profile, :data:`SEMANTIC_WEIGHTS` (0.783).
     """
 
     w_relevance: float = 3.0
     """The reference's weight for relevance (its ``gw = [0.5, 3, 2]``): what the query is about dominates."""
     w_recency: float = 0.5
     """The reference's recency weight. With ``decay`` below, at equal relevance this morning's memory beats
-    last week's, but a clearly relevant old memory still wins. Near neutral on LoCoMo (recall@10 0.733,
-    0.737 without it); at 1.0 it would cost 0.025 there, by pulling the last session up for every question."""
+    last week's, but a clearly relevant old memory still wins. Near neutral on LoCoMo (recall@10 0.743,
+    0.739 without it, 0.735 at 1.0, where it pulls the last session up for every question)."""
     w_importance: float = 1.0
     """Half the reference's 2: poignancy (1..10) is a coarse rating from a model or the offline rules, so it
     breaks near-ties towards what mattered (an interview over a sandwich) without outranking relevance.
@@ -267,12 +271,12 @@ class RetrievalWeights:
     per step of a sandbox clock; a companion's user comes back after hours or days, so we decay per real hour."""
     fuse: float = 0.3
     """Share of embedding cosine in relevance, the rest BM25. With the hashing embedder BM25 is much the
-    stronger (LoCoMo recall@10 0.63 alone, cosine 0.33), but cosine's character n-grams still add 0.006
-    (0.727 at 0); 0.2 to 0.4 give 0.733 to 0.735. The semantic embedder's profile takes 0.5."""
+    stronger (LoCoMo recall@10 0.63 alone, cosine 0.33), but cosine's character n-grams still add 0.013
+    (0.730 at 0); 0.2 to 0.4 give 0.734 to 0.743. The semantic embedder's profile takes 0.5."""
     context: float = 0.7
     """Weight of the relevance of the memories around a memory in its conversation (see
     :func:`context_relevance`): a reply ("yes, last week!") is about what it answers. The largest single gain
-    on LoCoMo (recall@10 0.635 without it, 0.733 with); 0.5 to 0.7 are equal within 0.005; 0 turns it off."""
+    on LoCoMo (recall@10 0.642 without it, 0.743 with); 0.5 to 0.7 are equal within 0.006; 0 turns it off."""
     context_steps: int = 2
     """How many memories to each side the context reaches (LoCoMo: 2 to 5 are equal within 0.005)."""
     context_decay: float = 0.7
@@ -281,13 +285,19 @@ class RetrievalWeights:
     """How much a memory's length lifts its relevance (see :func:`informativeness`): relevance is multiplied
     by ``1 + length * informativeness``, so at equal match a memory that says something ("I researched
     adoption agencies last week") outranks a short one that only names the topic or the person ("Nate: take
-    care!"), which cosine and BM25 both favour. LoCoMo dev recall@10 0.724 -> 0.733 with hashing (multi-hop
-    0.385 -> 0.404), 0.756 -> 0.774 with the semantic profile (multi-hop 0.429 -> 0.470); 0.5 to 2.0 are
-    equal within 0.004; 0 turns it off. It multiplies after the context part and is not normalised again, so
+    care!"), which cosine and BM25 both favour. LoCoMo dev recall@10 0.729 -> 0.743 with hashing (multi-hop
+    0.406 -> 0.434), 0.762 -> 0.783 with the semantic profile (multi-hop 0.435 -> 0.477); 0.5 to 2.0 give
+    0.738-0.743 and 0.779-0.783; 0 turns it off. It multiplies after the context part and is not normalised again, so
     it also gives relevance up to twice its weight beside recency and importance."""
     length_terms: int = 25
     """The length (in BM25 terms, function words dropped) from which a memory counts as fully informative;
-    a LoCoMo turn has 13 at the median, 30 at the 95th percentile (15 to 40 are equal within 0.007)."""
+    a LoCoMo turn has 13 at the median, 30 at the 95th percentile (15 to 40 are equal within 0.009)."""
+    asking: float = 0.15
+    """How much less relevance a memory that ends with a question keeps (see :func:`ends_with_question`):
+    relevance is multiplied by ``1 - asking``. Why: "That bowl is awesome! What gave you the idea?" names the
+    topic but asks; the fact is in the answer, which the context part already lifts. LoCoMo dev recall@10
+    0.733 -> 0.743 with hashing (multi-hop 0.404 -> 0.434), 0.774 -> 0.783 with the semantic profile
+    (multi-hop 0.470 -> 0.477); 0.1 and 0.2 give 0.738-0.740 and 0.780, 0.3 0.739 and 0.773; 0 turns it off."""
     hop: float = 0.0
     """Weight of the second hop's relevance (see :func:`_second_hop`) added to the first's; 0 turns it off. Off
     because it costs on LoCoMo dev: recall@10 0.713 -> 0.711 at 0.5 and 0.705 at 1.0 with hashing (multi-hop
@@ -305,15 +315,24 @@ DEFAULT_WEIGHTS = RetrievalWeights()
 
 SEMANTIC_WEIGHTS = RetrievalWeights(fuse=0.5, context=0.5)
 """The profile for the semantic embedder: its cosine carries meaning, not only spelling, so it takes half of
-relevance (LoCoMo dev recall@10 0.761 at the hashing profile's 0.3, 0.769 at 0.4, 0.774 at 0.5, 0.771 at
-0.6, 0.760 at 0.7), and the context of neighbouring turns, which it needs less, a little less weight (0.3:
-0.756, 0.5: 0.774, 0.7: 0.767)."""
+relevance (LoCoMo dev recall@10 0.762 at the hashing profile's 0.3, 0.775 at 0.4, 0.783 at 0.5, 0.779 at
+0.6, 0.765 at 0.7), and the context of neighbouring turns, which it needs less, a little less weight (0.3:
+0.759, 0.5: 0.783, 0.7: 0.777)."""
 
 
 def default_weights(embedder: str) -> RetrievalWeights:
     """The weight profile for an embedder named as in configuration (``ELLA_EMBEDDER``) or by its model id."""
     key = embedder.strip().lower()
     return SEMANTIC_WEIGHTS if key == "semantic" or key.startswith("all-minilm") else DEFAULT_WEIGHTS
+
+
+_TRAILING_ASIDE = re.compile(r"\s*(?:\[[^\[\]]*\]|\([^()]*\))\s*$")
+
+
+def ends_with_question(text: str) -> bool:
+    """Whether the memory's last sentence is a question; a trailing aside in brackets or parentheses (a shared
+    photo's caption) is not the last sentence."""
+    return _TRAILING_ASIDE.sub("", text).rstrip().endswith(("?", "\uff1f"))
 
 
 def informativeness(lengths: np.ndarray, full: int) -> np.ndarray:
@@ -363,6 +382,7 @@ def score_memories(
     previous: np.ndarray | None = None,
     *,
     cosine: np.ndarray | None = None,
+    asks: np.ndarray | None = None,
 ) -> np.ndarray:
     """Retrieval score of each of the ``n`` memories for one query, shape ``(n,)``; higher is better.
 
@@ -374,9 +394,10 @@ def score_memories(
     :class:`NodeIndex` shortlists it at scale) instead of ``matrix @ query_vec``.
 
     Relevance is ``fuse * norm(cosine) + (1 - fuse) * norm(bm25)``; with context, ``norm(relevance +
-    context * context_relevance)``. Expired memories score ``-inf``: they are left out of every normalisation
-    and give no context, so they neither come back nor shift the others. Each score depends on the memories'
-    values, not on the order of the rows.
+    context * context_relevance)``; then times ``1 + length * informativeness`` (with ``bm25``) and, for a
+    memory whose ``asks`` is true (:func:`ends_with_question`), times ``1 - asking``. Expired memories score
+    ``-inf``: they are left out of every normalisation and give no context, so they neither come back nor shift
+    the others. Each score depends on the memories' values, not on the order of the rows.
     """
     n = matrix.shape[0]
     if bm25 is not None and len(bm25) != n:
@@ -406,6 +427,8 @@ def score_memories(
     if weights.length and bm25 is not None:
         lengths = bm25.lengths if live is None else bm25.lengths[live]
         relevance = relevance * (1.0 + weights.length * informativeness(lengths, weights.length_terms))
+    if weights.asking and asks is not None:
+        relevance = relevance * np.where(asks if live is None else asks[live], 1.0 - weights.asking, 1.0)
     if weights.hop and weights.hop_seeds > 0:
         hop = _second_hop(relevance, live, matrix, bm25, query_tokens, weights, relevance_of)
         relevance = normalize(relevance + weights.hop * hop)
@@ -509,6 +532,7 @@ class MemoryStore:
         self._expires = np.full(16, np.inf)
         self._poignancy = np.zeros(16)
         self._previous = np.full(16, -1, dtype=np.int64)
+        self._asks = np.zeros(16, dtype=bool)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -561,6 +585,7 @@ class MemoryStore:
         self._expires[rows] = [np.inf if e is None else _seconds(e) for e in expires]
         self._poignancy[rows] = 5.0 if poignancy is None else poignancy
         self._previous[rows] = -1
+        self._asks[rows] = [ends_with_question(text) for text in texts]
         for row, (memory_id, text, episode) in enumerate(zip(ids, texts, episodes, strict=True), start):
             self._index[memory_id] = row
             self._ids.append(memory_id)
@@ -587,6 +612,7 @@ class MemoryStore:
             self._expires[:n] <= t,
             self.weights,
             self._previous[:n],
+            asks=self._asks[:n],
         )
         best = top_k(scores, k)
         if touch:
@@ -613,6 +639,7 @@ class MemoryStore:
         self._expires = np.resize(self._expires, capacity)
         self._poignancy = np.resize(self._poignancy, capacity)
         self._previous = np.resize(self._previous, capacity)
+        self._asks = np.resize(self._asks, capacity)
 
 
 # --- the stored stream ----------------------------------------------------------------------------------
@@ -687,7 +714,10 @@ def rank_memories(
         ]
     )
     bm25 = BM25Index(tokenize(n.description) for n in nodes)
-    scores = score_memories(query_vec, tokenize(query), matrix, bm25, hours, poignancy, expired, weights, previous)
+    asks = np.array([ends_with_question(n.description) for n in nodes], dtype=bool)
+    scores = score_memories(
+        query_vec, tokenize(query), matrix, bm25, hours, poignancy, expired, weights, previous, asks=asks
+    )
     return [nodes[i] for i in top_k(scores, k)]
 
 
@@ -781,6 +811,7 @@ class NodeIndex(Sequence[NodeRow]):
         self._expires = np.full(16, np.inf)
         self._poignancy = np.zeros(16)
         self._previous = np.full(16, -1, dtype=np.int64)
+        self._asks = np.zeros(16, dtype=bool)  # the memory ends with a question (see ends_with_question)
         self.foreign = 0  # rows whose vector is of another model (a zero row until re-embedded)
         self._linked = False  # some memory follows another of its conversation (the context part can be > 0)
         self._live_key: tuple[int, int] | None = None  # (rows, expired rows) that _live was computed for
@@ -826,6 +857,7 @@ class NodeIndex(Sequence[NodeRow]):
         self._accessed[span] = [_seconds(r.last_accessed_at) for r in rows]
         self._expires[span] = [np.inf if r.expires_at is None else _seconds(r.expires_at) for r in rows]
         self._poignancy[span] = [r.poignancy for r in rows]
+        self._asks[span] = [ends_with_question(r.description) for r in rows]
         self.bm25.extend([tokenize(r.description) for r in rows])
         # The index keeps its own rows without the vector (it is in the matrix): 2 KB less per memory.
         self._rows.extend(
@@ -920,6 +952,7 @@ class NodeIndex(Sequence[NodeRow]):
                 weights,
                 self._previous[:n],
                 cosine=cosine,
+                asks=self._asks[:n],
             )
             best = top_k(scores, k)
         else:
@@ -964,6 +997,8 @@ class NodeIndex(Sequence[NodeRow]):
                 relevance = normalize(relevance)
         if weights.length:
             relevance = relevance * (1.0 + weights.length * live(self._informative(weights.length_terms)))
+        if weights.asking:
+            relevance = relevance * np.where(live(self._asks[:n]), 1.0 - weights.asking, 1.0)
         total = weights.w_relevance * relevance
         hours = (t - live(self._accessed[:n])) / 3600.0
         importance = self._importance(live_rows) if weights.w_importance else None
@@ -1047,3 +1082,4 @@ class NodeIndex(Sequence[NodeRow]):
         self._expires = np.resize(self._expires, capacity)
         self._poignancy = np.resize(self._poignancy, capacity)
         self._previous = np.resize(self._previous, capacity)
+        self._asks = np.resize(self._asks, capacity)
