@@ -403,3 +403,49 @@ def test_vectors_of_another_model_are_zero_rows_never_compared() -> None:
     assert matrix[0].any() and not matrix[1].any()
     short = comparable_matrix([b"\x00" * 16], ["x"], None, 512)  # another dimension: never compared either
     assert not short.any()
+
+
+def test_eval_locomo_ranks_with_the_evaluated_embedders_profile_and_prints_json(tmp_path: Path) -> None:
+    """``ella eval locomo`` on a two-session conversation: the hashing profile unless --fuse says otherwise,
+    recall per category, the JSON summary last."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from workers.cli import cli
+
+    turns = [
+        ("Sam", "Hi! How was your week?"),
+        ("Ana", "Great, I finally went to the pottery class downtown and made a blue bowl for my sister."),
+        ("Sam", "Did you keep it?"),
+        ("Ana", "No, I gave it away."),
+    ]
+    session = [{"speaker": s, "dia_id": f"D1:{i}", "text": t} for i, (s, t) in enumerate(turns, 1)]
+    later = [{"speaker": "Ana", "dia_id": "D2:1", "text": "We hiked in the mountains at the weekend."}]
+    sample = {
+        "conversation": {
+            "speaker_a": "Sam", "speaker_b": "Ana",
+            "session_1": session, "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_2": later, "session_2_date_time": "2:10 pm on 20 May, 2023",
+        },
+        "qa": [
+            {"question": "What did Ana make in pottery class?", "evidence": ["D1:2"], "category": 4},
+            {"question": "Where did Ana hike?", "evidence": ["D2:1"], "category": 1},
+            {"question": "Who is Ana's cat?", "answer": "", "category": 5},  # adversarial: skipped
+        ],
+    }  # fmt: skip
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(
+        cli, ["eval", "locomo", str(path), "--method", "fused", "--k", "1,2", "--embedder", "hashing"]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"fuse {DEFAULT_WEIGHTS.fuse}, context {DEFAULT_WEIGHTS.context}" in result.output
+    summary = json.loads(result.output.strip().splitlines()[-1])
+    assert summary["questions"]["cat1-4"] == 2
+    assert summary["recall@2"]["cat1-4"] == 1.0  # both evidence turns among the two best
+    fused = runner.invoke(
+        cli, ["eval", "locomo", str(path), "--method", "fused", "--fuse", "0.9", "--embedder", "hashing"]
+    )
+    assert fused.exit_code == 0 and "fuse 0.9," in fused.output
