@@ -12,7 +12,7 @@ from ella.guard import semantic as semantic_stage
 from ella.guard.model import load_model
 from ella.guard.normalise import normalise_variants
 from ella.guard.prefilter import PrefilterIndex, squeeze
-from ella.guard.rules import Hit, Rule, find
+from ella.guard.rules import Hit, Rule, RuleSet, find
 from ella.guard.types import PRECEDENCE, ROUTE_FOR, Category, Route, Severity, Verdict
 
 RULES: dict[Category, tuple[Rule, ...]] = {
@@ -21,7 +21,10 @@ RULES: dict[Category, tuple[Rule, ...]] = {
     Category.MANIPULATION: manipulation.RULES,
     Category.ROMANTIC_AVOWAL: romance.RULES,
 }
-_INDEX = PrefilterIndex({a for rules in RULES.values() for r in rules if r.prefilter for s in r.prefilter for a in s})
+_INDEX = PrefilterIndex(
+    {a for rules in RULES.values() for r in rules for alt in r.prefilter or () for s in alt for a in s}
+)
+_SETS = {category: RuleSet(rules) for category, rules in RULES.items()}
 _OK = Verdict(Category.OK, Severity.NONE, Route.GENERATE)
 _WINDOW = 4000  # characters classified at once: the cost of one window is bounded
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one
@@ -72,7 +75,7 @@ def _classify_window(text: str, learned: bool, semantic: bool = False) -> Verdic
     for category in PRECEDENCE:
         best: Hit | None = None
         for variant, present in variants:
-            for hit in find(RULES[category], variant, present, set_aside):
+            for hit in find(_SETS[category].candidates(present), variant, present, set_aside):
                 if hit.negated:
                     if category is Category.EMOTIONAL_CRISIS and negated_crisis is None:
                         negated_crisis = hit

@@ -112,9 +112,10 @@ RULES: tuple[Rule, ...] = (
         C,
         HIGH,
         r"\b(?:does|would|will|do you think|do you reckon|is it true)\s+(?:it|drowning|hanging|bleeding out|an "
-        r"overdose|jumping|dying|suffocating)\s+(?:\w+\s+)?hurts?\b",
-        requires=r"\b(?:drowning|hanging|bleeding out|bleed out|overdos\w*|jumping off|dying|to die|suffocat\w*|"
-        r"slit\w*)\b",
+        r"overdose|jumping|dying|suffocating)\s+(?:\w+\s+)?hurts?\b|\bi'?m (?:going to|gonna) do it (?:either way|"
+        r"anyway|regardless|no matter what)\b",
+        requires=r"\b(?:drowning|drown (?:myself|yourself|oneself)|hanging|hang (?:myself|yourself)|bleeding out|bleed "
+        r"out|overdos\w*|jumping off|dying|to die|suffocat\w*|slit\w*)\b",
         after=r"\s*(?:\w+\s+){0,3}?(?:in (?:the|a|my) (?:book|story|film|movie|novel|game|show))",
     ),
     # means acquired with intent: "bought a rope today, not going to pretend it's for camping". The pattern is
@@ -285,7 +286,8 @@ RULES: tuple[Rule, ...] = (
         r"\bwould (?:anyone|anybody|people|they|my family|you) (?:even |actually |really )?(?:care|notice|miss me|"
         r"mind|come to my funeral)\b",
         requires=r"\bif i (?:\w+\s+)?(?:disappeared|died|was gone|were gone|wasn'?t here|weren'?t here|vanished|"
-        r"killed myself|was dead|were dead|left for good)\b",
+        r"killed myself|was dead|were dead|left for good|didn'?t come (?:back|home)|never came (?:back|home)|never "
+        r"woke up|didn'?t wake up)\b",
     ),
     rule(
         "crisis.signal.funeral",
@@ -651,7 +653,8 @@ RULES += (
         r"(?:everyone|everything|this world|the world|existence)|and (?:not|never) (?:be|come) back))\b",
         guard=unless(
             _MOVING + r"|\b(?:weekend|month|week|detox|for a (?:bit|while|few)|under (?:a|the|my) "
-            r"(?:blanket|duvet|covers)|into (?:a|this|the) book|from (?:this|the) (?:meeting|party|call|conversation))\b"
+            r"(?:blanket|duvet|covers)|into (?:a|this|the) book|from (?:this|the) (?:meeting|party|call|"
+            r"conversation))\b"
         ),
         negatable=True,
         self_check=True,
@@ -914,7 +917,7 @@ RULES += (
         HIGH,
         r"\b(?:edge|end) of the (?:platform|roof|bridge|cliff|ledge|balcony)\b",
         requires=r"\b(?:longer than i should|a bit longer|keep (?:standing|stand|going)|again|leaning|lean over|"
-        r"step(?:ping)? (?:off|forward)|thinking about)\b",
+        r"step(?:ping)? (?:off|forward)|thinking about|waiting for the (?:next |fast |express )?train)\b",
         self_check=True,
     ),
 )
@@ -1014,5 +1017,26 @@ RULES += (
         r"\bcan'?t wait (?:to|till|until)\s+(?:i'?m\s+|i\s+)?(?:be gone|be dead|die|not be here|not exist|"
         r"stop existing|gone|dead|never wake up)\b(?!\s+(?:from|of|out|for the|on)\b)",
         guard=unless(_MOVING + r"|\b(?:holiday|vacation|trip|weekend|summer|this week|exams?)\b"),
+    ),
+)
+
+RULES += (
+    # a message left for someone after: "please tell my sister I'm sorry and that it wasn't her fault"
+    rule(
+        "crisis.farewell.relay",
+        C,
+        HIGH,
+        r"\b(?:tell|let)\s+(?:my\s+)?(?:\w+\s+)?(?:know\s+)?(?:that\s+)?(?:i'?m sorry|i love (?:her|him|them)|i always "
+        r"loved|it (?:wasn'?t|was not|isn'?t) (?:her|his|their|your) fault)\b",
+        requires=r"\b(?:(?:wasn'?t|was not|isn'?t|not) (?:her|his|their|your) fault|not to blame|i always loved|after "
+        r"i'?m gone|when i'?m gone|goodbye|for everything)\b",
+        guard=unless(r"\b(?:missed|late|forgot|party|argument|fight|text back|call back|dinner)\b"),
+    ),
+    rule(
+        "crisis.final.done_this_time",
+        C,
+        MEDIUM,
+        r"\b(?:actually|really|properly|truly|completely|finally) done this time\s*[.!]*\s*$",
+        requires=r"\bi'?m done\b|\bi think i'?m done\b",
     ),
 )

@@ -54,7 +54,8 @@ def _regex_internals() -> tuple[ModuleType, ModuleType] | None:
         return None
     needed = (
         "LITERAL", "MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT", "AT", "SUBPATTERN", "BRANCH", "AT_BOUNDARY",
-        "AT_BEGINNING", "AT_BEGINNING_STRING",
+        "AT_BEGINNING", "AT_BEGINNING_STRING", "IN", "ASSERT", "ASSERT_NOT", "CATEGORY", "CATEGORY_SPACE",
+        "CATEGORY_NOT_WORD",
     )  # fmt: skip
     if not callable(getattr(parser, "parse", None)) or not all(hasattr(constants, name) for name in needed):
         return None
@@ -108,7 +109,7 @@ def _candidates(seq: list[_Node], c: ModuleType, at_start: bool = False) -> list
             if not run:
                 run_anchored = boundary and _is_word_char(ch)
             run += ch
-            boundary = False
+            boundary = not _is_word_char(ch)  # after "i'm " the next word begins a word
             continue
         op, av = item
         if op is c.AT:
@@ -127,12 +128,52 @@ def _candidates(seq: list[_Node], c: ModuleType, at_start: bool = False) -> list
                 sub = frozenset().union(*(p for p in parts if p is not None))
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
             sub = _required(list(av[2]), c, boundary)
+        elif op is c.IN and av and all(kind is c.LITERAL for kind, _ in av):
+            sub = frozenset(chr(ch) for _, ch in av)  # a class of single characters: "[😏😈]"
         if sub:
             candidates.append(sub)
-        boundary = False
+        boundary = _ends_word_break(item, boundary, c)
     if run:
         candidates.append(frozenset({WORD_START + run if run_anchored else run}))
     return candidates
+
+
+def _ends_word_break(item: _Node, before: bool, c: ModuleType) -> bool:
+    """Whether every way of matching ``item`` leaves the position right after a non-word character (or at a word
+    boundary), given ``before`` for the position before it: then a literal that follows and begins with a letter
+    begins a word. False whenever unsure (a literal left unmarked only makes the prefilter less picky)."""
+    op, av = item
+    ch = _literal_char(item, c)
+    if ch is not None:
+        return not _is_word_char(ch)
+    if op is c.AT:
+        return True if av in (c.AT_BOUNDARY, c.AT_BEGINNING, c.AT_BEGINNING_STRING) else before
+    if op in (c.ASSERT, c.ASSERT_NOT):
+        return before  # zero-width
+    if op is c.SUBPATTERN:
+        return _seq_ends_word_break(list(av[-1]), before, c)
+    if op is c.BRANCH:
+        return all(_seq_ends_word_break(list(b), before, c) for b in av[1])
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+        lo, _hi, body = av
+        after_one = _seq_ends_word_break(list(body), True, c) and _seq_ends_word_break(list(body), False, c)
+        return after_one if lo >= 1 else (before and after_one)
+    if op is c.IN:
+        return bool(av) and all(_nonword_member(kind, value, c) for kind, value in av)
+    return False
+
+
+def _seq_ends_word_break(seq: list[_Node], before: bool, c: ModuleType) -> bool:
+    state = before
+    for item in seq:
+        state = _ends_word_break(item, state, c)
+    return state
+
+
+def _nonword_member(kind: Any, value: Any, c: ModuleType) -> bool:
+    if kind is c.LITERAL:
+        return not _is_word_char(chr(value))
+    return kind is c.CATEGORY and value in (c.CATEGORY_SPACE, c.CATEGORY_NOT_WORD)
 
 
 def _selectivity(literals: frozenset[str]) -> tuple[bool, float, float, int]:
@@ -143,27 +184,53 @@ def _selectivity(literals: frozenset[str]) -> tuple[bool, float, float, int]:
     return (not any(common), shortest, -sum(common) / len(literals), -len(literals))
 
 
-def prefilter_of(pattern: re.Pattern[str], most: int = 3) -> tuple[frozenset[str], ...] | None:
-    """Squeezed prefilter literal sets of ``pattern``: every match contains a literal of each set. None when
-    some match could avoid every literal (or the regex internals are unavailable): the rule always runs.
+# A rule's prefilter: alternatives (one per top-level ``|`` of its pattern), each a tuple of literal sets. The rule
+# runs when, for some alternative, every set has a literal in the message.
+Prefilter = tuple[tuple[frozenset[str], ...], ...]
 
-    Up to ``most`` sets, rarest first: a rule runs only when each set has a literal in the message, so even a set
-    of everyday words ("can't", "this", "anymore") rules out most messages when it must come with the others."""
+
+def prefilter_of(pattern: re.Pattern[str], most: int = 3) -> Prefilter | None:
+    """Squeezed prefilter literal sets of ``pattern``, per top-level alternative: every match of an alternative
+    contains a literal of each of its sets. None when some match could avoid every literal (or the regex internals
+    are unavailable): the rule always runs.
+
+    Up to ``most`` sets per alternative, rarest first: a rule runs only when each set has a literal in the message,
+    so even a set of everyday words ("can't", "this", "anymore") rules out most messages when it must come with
+    the others. Alternatives are kept apart so that one weak alternative does not wake the rule for all."""
     internals = _regex_internals()
     if internals is None:
         return None
     parser, constants = internals
-    sets = [
-        frozenset(squeeze(a) for a in found)
-        for found in _candidates(list(parser.parse(pattern.pattern, pattern.flags)), constants)
-    ]
-    usable = [
-        found for found in sets if not any(len(a.lstrip(WORD_START)) < 2 and a.isascii() for a in found)
-    ]  # an emoji is rare enough alone; a single ASCII letter is not
-    if not usable:
-        return None
-    usable.sort(key=_selectivity, reverse=True)
-    return tuple(usable[:most])
+    out: list[tuple[frozenset[str], ...]] = []
+    for seq, at_start in _alternatives(list(parser.parse(pattern.pattern, pattern.flags)), constants):
+        sets = [frozenset(squeeze(a) for a in found) for found in _candidates(seq, constants, at_start)]
+        usable = [
+            found for found in sets if not any(len(a.lstrip(WORD_START)) < 2 and a.isascii() for a in found)
+        ]  # an emoji is rare enough alone; a single ASCII letter is not
+        if not usable:
+            return None
+        usable.sort(key=_selectivity, reverse=True)
+        out.append(tuple(usable[:most]))
+    return tuple(out)
+
+
+def _alternatives(tree: list[_Node], c: ModuleType) -> list[tuple[list[_Node], bool]]:
+    """The top-level alternatives of a parsed pattern (``\\b(?:a|b)`` and ``a|b`` have two), each with whether it
+    starts at a word boundary; a pattern without a top-level ``|`` is its own single alternative."""
+    lead = 0
+    while lead < len(tree) and tree[lead][0] is c.AT:
+        lead += 1
+    boundary = any(av in (c.AT_BOUNDARY, c.AT_BEGINNING, c.AT_BEGINNING_STRING) for _, av in tree[:lead])
+    rest = tree[lead:]
+    if len(rest) == 1:
+        op, av = rest[0]
+        if op is c.SUBPATTERN:
+            inner = list(av[-1])
+            if len(inner) == 1 and inner[0][0] is c.BRANCH:
+                return [(list(b), boundary) for b in inner[0][1][1]]
+        elif op is c.BRANCH:
+            return [(list(b), boundary) for b in av[1]]
+    return [(tree, False)]
 
 
 # A trie of literals: character -> subtree; the key "" marks the end of a literal.
@@ -171,37 +238,44 @@ _Trie = dict[str, "_Trie"]
 
 
 class PrefilterIndex:
-    """All prefilter literals of a rule set in one trie-shaped regex, so one scan finds every literal present.
+    """All prefilter literals of a rule set in two trie-shaped regexes, so two scans find every literal present.
 
-    A zero-width lookahead at each position reports the longest literal starting there; literals that are
-    prefixes of it are added from a precomputed table, so the result is exactly the set of literals occurring in
-    the text. Where the position begins a word, the same literals marked with :data:`WORD_START` are added too.
+    A zero-width lookahead reports the longest literal starting at a position; literals that are prefixes of it
+    are added from a precomputed table, so the result is exactly the set of literals occurring in the text. Marked
+    literals (:data:`WORD_START`) are looked for only where a word begins (``\\b``, which lets the regex engine skip
+    most positions); the others everywhere. ``findall`` keeps the loop in C; only distinct finds reach Python.
     """
 
     def __init__(self, literals: frozenset[str] | set[str]) -> None:
-        plain = {a.lstrip(WORD_START) for a in literals}
-        trie: _Trie = {}
-        for a in plain:
-            node = trie
-            for ch in a:
-                node = node.setdefault(ch, {})
-            node[""] = {}
-        self._scan = re.compile("(?=(" + _trie_regex(trie) + "))") if plain else None
-        self._prefixes = {a: frozenset(a[:i] for i in range(1, len(a) + 1) if a[:i] in plain) for a in plain}
-        self._anchored = {a: ps | {WORD_START + p for p in ps} for a, ps in self._prefixes.items()}
+        marked = {a[1:] for a in literals if a.startswith(WORD_START)}
+        plain = {a for a in literals if not a.startswith(WORD_START)}
+        self._marked_scan, self._marked = _scanner(marked, r"\b", WORD_START)
+        self._plain_scan, self._plain = _scanner(plain, "", "")
 
     def present(self, squeezed: str) -> set[str]:
         found: set[str] = set()
-        if self._scan is None:
-            return found
-        prefixes, anchored = self._prefixes, self._anchored
-        for m in self._scan.finditer(squeezed):
-            start = m.start()
-            if start == 0 or not _is_word_char(squeezed[start - 1]):
-                found |= anchored[m.group(1)]
-            else:
-                found |= prefixes[m.group(1)]
+        if self._marked_scan is not None:
+            for a in set(self._marked_scan.findall(squeezed)):
+                found |= self._marked[a]
+        if self._plain_scan is not None:
+            for a in set(self._plain_scan.findall(squeezed)):
+                found |= self._plain[a]
         return found
+
+
+def _scanner(literals: set[str], anchor: str, mark: str) -> tuple[re.Pattern[str] | None, dict[str, frozenset[str]]]:
+    """A regex finding, at each position it may start (``anchor``), the longest of ``literals`` there; and for each
+    literal, itself and the literals that are its prefixes, marked with ``mark``."""
+    if not literals:
+        return None, {}
+    trie: _Trie = {}
+    for a in literals:
+        node = trie
+        for ch in a:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    prefixes = {a: frozenset(mark + a[:i] for i in range(1, len(a) + 1) if a[:i] in literals) for a in literals}
+    return re.compile(anchor + "(?=(" + _trie_regex(trie) + "))"), prefixes
 
 
 def _trie_regex(node: _Trie) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
-from ella.guard.prefilter import prefilter_of
+from ella.guard.prefilter import Prefilter, prefilter_of
 from ella.guard.types import Category, Severity
 
 _ALPHA_RUN = re.compile(r"\\?[a-z]+")
@@ -172,7 +172,7 @@ class Rule:
     before: re.Pattern[str] | None = None
     requires: re.Pattern[str] | None = None
     guard: Guard | None = None
-    prefilter: tuple[frozenset[str], ...] | None = None
+    prefilter: Prefilter | None = None
 
 
 class RuleFlags(TypedDict, total=False):
@@ -229,7 +229,7 @@ def find(
     """
     hits: list[Hit] = []
     for r in rules:
-        if present is not None and r.prefilter is not None and any(s.isdisjoint(present) for s in r.prefilter):
+        if present is not None and r.prefilter is not None and not _may_match(r.prefilter, present):
             continue
         if r.requires is not None and r.requires.search(text) is None:
             continue
@@ -256,6 +256,38 @@ def find(
         elif negated_hit:
             hits.append(Hit(r, negated=True))
     return hits
+
+
+def _may_match(prefilter: Prefilter, present: set[str]) -> bool:
+    return any(all(not s.isdisjoint(present) for s in alternative) for alternative in prefilter)
+
+
+class RuleSet:
+    """Rules indexed by the rarest literal set of each alternative, so a message's present literals pick the few
+    rules worth a closer look without a Python loop over all of them (most messages wake none)."""
+
+    def __init__(self, rules: tuple[Rule, ...]) -> None:
+        self.rules = rules
+        by_literal: dict[str, list[int]] = {}
+        self._always: frozenset[int] = frozenset(i for i, r in enumerate(rules) if r.prefilter is None)
+        for i, r in enumerate(rules):
+            for alternative in r.prefilter or ():
+                for literal in alternative[0]:
+                    by_literal.setdefault(literal, []).append(i)
+        self._by_literal = {a: tuple(ids) for a, ids in by_literal.items()}
+
+    def candidates(self, present: set[str] | None) -> tuple[Rule, ...]:
+        """The rules, in their order, whose rarest set for some alternative has a literal present (all of them
+        when ``present`` is None)."""
+        if present is None:
+            return self.rules
+        ids = set(self._always)
+        by_literal = self._by_literal
+        for literal in present:
+            hit = by_literal.get(literal)
+            if hit is not None:
+                ids.update(hit)
+        return tuple(self.rules[i] for i in sorted(ids))
 
 
 def _rejected(r: Rule, text: str, m: re.Match[str]) -> bool:

@@ -64,7 +64,10 @@ _TOKEN = re.compile(
     r"(?<![\w/'@$!|*])(?:" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r"|2|4)(?![\w/'@$!|*])"
 )
 _PHRASE = re.compile(r"(?<![\w'])(?:" + "|".join(map(re.escape, PHRASES)) + r")(?![\w'])")
-_CANDIDATE = re.compile(r"[0-9/]|\b(?:" + "|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)) + r")\b")
+# A token is a maximal run of these characters (the edges ``_TOKEN`` insists on), so the set of a message's runs
+# tells, in one C-level ``findall``, whether ``_TOKEN`` can match at all.
+_RUN = re.compile(r"[\w/'@$!|*]+")
+_KEYS = frozenset(WORDS) | {"2", "4"}
 _PREVIOUS_WORD = re.compile(r"([\w.\-–'%]+)\W*$")
 _DIGIT_BEFORE = re.compile(r"\d\W*$")
 
@@ -97,7 +100,8 @@ def _replace(match: re.Match[str]) -> str:
 
 def spell_out(text: str) -> str:
     """``text`` (case-folded) with its text-speak and short forms spelled out, numbers kept where they count."""
-    if not _CANDIDATE.search(text):
-        return text
-    text = _PHRASE.sub(lambda m: PHRASES[m.group(0)], text)
+    if any(phrase in text for phrase in PHRASES):
+        text = _PHRASE.sub(lambda m: PHRASES[m.group(0)], text)
+    elif _KEYS.isdisjoint(_RUN.findall(text)):
+        return text  # nothing to spell out: most messages
     return _TOKEN.sub(_replace, text)
