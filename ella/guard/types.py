@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-DETECTOR_VERSION = "guard-1.2.0"  # 1.1: the learned second opinion; 1.2: text-speak, retrained (issue 15)
+DETECTOR_VERSION = "guard-1.3.0"  # 1.1: learned opinion; 1.2: text-speak; 1.3: plans, farewells, meeting (issue 15)
 
 
 class Category(StrEnum):
