@@ -124,8 +124,10 @@ def test_node_index_fast_ranking_follows_expiry_and_new_rows_between_calls() -> 
         assert [x.id for x in index.rank(vec, query, 20, now, weights)] == reference_ranking(
             index, query, 20, now, weights
         )
-        if day == 3:
-            index.extend(rows[400:])
+        if day == 3:  # one new memory, as after a chat turn: the kept per-row values are extended, not rebuilt
+            index.extend(rows[400:401])
+        if day == 5:
+            index.extend(rows[401:])
     assert all(x.expires_at is None for x in index.rank(vec, query, 100, T0 + timedelta(days=8), weights))
 
 

@@ -1049,12 +1049,17 @@ class NodeIndex(Sequence[NodeRow]):
         return self._live
 
     def _informative(self, full: int) -> np.ndarray:
-        """:func:`informativeness` of every row, kept until a row is added (lengths never change)."""
-        key = (len(self._rows), full)
-        if self._informative_key != key or self._informative_values is None:
-            self._informative_key = key
-            self._informative_values = informativeness(self.bm25.lengths, full)
-        return self._informative_values
+        """:func:`informativeness` of every row, kept and extended by the rows added since (lengths never
+        change, and the value is per row): a retrieval right after a new memory, the usual case in a chat,
+        computes it for that memory alone, not again for 100,000."""
+        n = len(self._rows)
+        values, key = self._informative_values, self._informative_key
+        if values is None or key is None or key[1] != full or key[0] > n:
+            values = informativeness(self.bm25.lengths, full)
+        elif key[0] < n:
+            values = np.concatenate([values, informativeness(self.bm25.lengths[key[0] :], full)])
+        self._informative_key, self._informative_values = (n, full), values
+        return values
 
     def _importance(self, live_rows: np.ndarray | None) -> np.ndarray:
         """Poignancy min-max normalised over the live rows, as :func:`score_memories` does; kept with them."""
