@@ -16,7 +16,7 @@ The last line is JSON with the numbers.
 With ``--store``, through the real store instead: for each of ``--sizes`` (10k and 100k), that many memories are
 written as one user's ``memory_nodes`` rows (PostgreSQL by default, ``--backend sqlite``; no conversations, so no
 context part) and retrieved as the reply does, through the per-process cache (``workers.memory_cache``): cold
-(the first retrieval builds the user's index from the rows; the resident memory it adds is reported), warm
+(the first retrieval builds the user's index from the rows; what the index holds is traced apart), warm
 (``--warm`` retrievals after a warm-up: the one query for the cache key and the touches since, then the ranking;
 p50, p90 and p99 of wall time, and this process's CPU time, less sensitive to other work on a shared machine),
 warm after a new node (the delta read), and the old way (load every node as an ORM object, then rank) once.
@@ -235,15 +235,30 @@ def reference(
     return times
 
 
-def rss_mb() -> float:
-    """This process's resident memory in MB (Linux), so the index's real size is measured, not estimated."""
+def traced_index_mb(user: str, embedder: HashingEmbedder) -> float:
+    """What a user's index holds, in MB: Python's traced allocations kept after building it from the rows
+    (its matrices, rows, texts, postings, dictionaries). The process's resident size would not say it: the rows
+    read from the database are freed after the build, but their pages stay with the process."""
     import gc
+    import tracemalloc
+
+    import ella.memory.retrieval as retrieval
+    from models.memory import node_rows
+    from workers import db
 
     gc.collect()
+    tracemalloc.start()
     try:
-        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except (OSError, ValueError):
-        return float("nan")
+        base = tracemalloc.get_traced_memory()[0]
+        index = retrieval.NodeIndex(embedder.model_id, embedder.dim)
+        with db.autocommit_scope() as session:
+            index.extend(node_rows(session, user))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    del index
+    return held / 2**20
 
 
 def write_user(user: str, mem: Memories, n: int, epoch: datetime, model_id: str) -> None:
@@ -312,9 +327,7 @@ def store_figures(args: argparse.Namespace, mem: Memories, n: int, user: str, ep
         cpu_ms.append((time.process_time() - c0) * 1000)
         return (time.perf_counter() - t0) * 1000
 
-    before_mb = rss_mb()
     cold_ms = retrieve(0)
-    index_mb = rss_mb() - before_mb
     for i in range(5):  # warm-up: the first calls fault in pages and fill numpy's caches
         retrieve(i)
     del sync_ms[:], cpu_ms[:]
@@ -346,7 +359,7 @@ def store_figures(args: argparse.Namespace, mem: Memories, n: int, user: str, ep
         f"warm_cpu_ms_p99_{label}": round(float(np.percentile(warm_cpu_ms, 99)), 3),
         f"after_new_node_ms_p50_{label}": round(statistics.median(after_new), 3),
         f"query_embedding_ms_p50_{label}": round(statistics.median(embed_ms), 3),
-        f"index_rss_mb_{label}": round(index_mb, 1),
+        f"index_traced_mb_{label}": round(traced_index_mb(user, embedder), 1),
         f"index_nbytes_mb_{label}": round(staged.nbytes / 2**20, 1),
     }
     if staged._coarse is not None:  # agreement of the shortlisted cosine with the exact one, on the same rows
@@ -373,7 +386,7 @@ def store_figures(args: argparse.Namespace, mem: Memories, n: int, user: str, ep
         figures[f"old_way_ms_{label}"] = round((time.perf_counter() - start) * 1000, 1)
         del nodes
     print(
-        f"{n:>7,}: cold {cold_ms:.0f} ms (index {index_mb:.0f} MB resident), warm p50 "
+        f"{n:>7,}: cold {cold_ms:.0f} ms (index {figures[f'index_traced_mb_{label}']:.0f} MB traced), warm p50 "
         f"{figures[f'warm_ms_p50_{label}']} ms p99 {figures[f'warm_ms_p99_{label}']} ms (of which the database "
         f"p50 {figures[f'warm_sync_ms_p50_{label}']} ms; CPU p50 {figures[f'warm_cpu_ms_p50_{label}']} ms), "
         f"after a new node p50 "
