@@ -225,7 +225,7 @@ COMPOSITIONAL: tuple[Rule, ...] = (
         HIGH,
         r"\b(?:think|thinking|thought|considering|considered|contemplating|planning|planned|plan|attempted|attempt|"
         r"attempting|commit|committing|tried|trying|going to|gonna|want to|wanna)\s+(?:about\s+|of\s+)?"
-        r"(?:committing\s+|attempting\s+)?suicide\b",
+        r"(?:committing\s+|attempting\s+|my\s+(?:own\s+)?)?suicide\b",
         after=_TOPIC_AFTER,
         negatable=True,
         self_check=True,

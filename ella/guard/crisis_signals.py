@@ -489,8 +489,8 @@ def _hobby_reading(text: str, _match: re.Match[str]) -> bool:
 
 _GUN = r"(?:gun|pistol|rifle|shotgun|revolver|handgun|firearm)s?"
 _HIGH_PLACE = (
-    r"(?:bridge|overpass|flyover|viaduct|roof|rooftop|top floor|top storey|car ?park|parking (?:garage|structure|"
-    r"deck)|tower|cliff|ledge|balcony|railing|edge)"
+    r"(?:bridge|footbridge|overpass|flyover|viaduct|roof|rooftop|top floor|top storey|car ?park|parking "
+    r"(?:garage|structure|deck)|tower|cliff|ledge|balcony|railing|edge)"
 )
 _EVERYDAY_PLACE = (
     r"\b(?:view|views|bar|restaurant|cafe|photos?|pictures?|selfies?|tour|tourists?|sunset|sunrise|fireworks|"
@@ -524,7 +524,7 @@ RULES += (
         requires=r"\b(?:know (?:exactly )?(?:what|why) (?:it'?s|it is|i (?:bought|got) it|i need it)|not (?:going to|"
         r"gonna) (?:use it )?for (?:climbing|camping)|(?:is|'s) (?:tied|ready|hanging|up)|tied (?:it|the)|practi[cs]"
         r"\w+ (?:the )?(?:knot|tying)|the beam|(?:beam|hook|rail|banister) (?:will|'?ll|would) hold|it'?ll hold|"
-        r"strong enough (?:to|for me)|hang(?:ing)? (?:it|myself|from))\b",
+        r"strong enough(?: (?:to|for me)|,? i (?:checked|tested))|hang(?:ing)? (?:it|myself|from))\b",
         guard=_hobby_reading,
         self_check=True,
     ),
@@ -629,7 +629,8 @@ RULES += (
         HIGH,
         rf"\b{_PILLS_WORD}\b",
         requires=r"\b(?:put(?:ting)? (?:\w+ ){0,3}?aside|set(?:ting)? (?:\w+ ){0,3}?aside|(?:have|got|there'?s) "
-        r"enough(?: now)?|counting (?:my|them|the)|counted (?:my|them|the)|a (?:good )?pile|a stash|hid(?:den|ing)? "
+        r"enough(?: now)?|(?:kept|keeping|held|holding) back|(?:there'?s|i have|i'?ve got) (?:a lot|loads|plenty) "
+        r"(?:now|saved)|counting (?:my|them|the)|counted (?:my|them|the)|a (?:good )?pile|a stash|hid(?:den|ing)? "
         r"(?:them|it|a|my)|lined up|saved (?:up|enough)|saving (?:up|them)|for when i'?m ready|to make sure|"
         r"(?:in|inside) (?:my|the) (?:sock drawer|glove ?box|drawer|bag|wardrobe) (?:for|until))\b",
         guard=all_of(
@@ -702,7 +703,8 @@ RULES += (
         C,
         HIGH,
         r"\bif (?:you|u) (?:don'?t|do not|never|stop) (?:hear(?:ing)?|get(?:ting)? (?:a message|anything))\s+"
-        r"(?:\w+\s+){0,2}?(?:from me|again)|\bif i'?m not (?:here|online|around|alive|on here)\s+(?:\w+\s+){0,2}?"
+        r"(?:\w+\s+){0,2}?(?:from me|again)|\b(?:if|in case) i'?m not (?:here|online|around|alive|on here)\s+"
+        r"(?:\w+\s+){0,2}?"
         r"(?:tomorrow|in the morning|by (?:morning|tomorrow|monday|the weekend)|after (?:tonight|today))\b",
         requires=_GOODBYE_CUE + r"|\b(?:know that|thanks for listening|thank you for listening|all these)\b",
         guard=unless(_NO_SIGNAL),
@@ -793,6 +795,7 @@ RULES += (
         after=r"\s+(?:than (?:eat|go to|go out|go back|sit|watch|listen|do|work|wear|be seen|admit|lose|miss|talk)|of "
         r"(?:boredom|"
         r"embarrassment|shame))\b|\s+(?:\w+\s+)?(?:lol|lmao|haha)",
+        guard=unless(r"\b(?:lol|lmao|haha\w*)\b|😂|🤣"),  # "rather be dead than wear crocs lol": an idiom
         negatable=True,
     ),
     # hoping for the crash: "I keep driving fast hoping I'll hit something"
