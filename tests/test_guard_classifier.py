@@ -10,6 +10,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ella.guard import DETECTOR_VERSION, Category, Severity, Verdict, classify, normalise
 from ella.guard.evaluate import BOUNDARY_CORPUS, classify_lines, evaluate
@@ -234,6 +236,23 @@ def test_the_prefilter_wants_every_rare_part_and_a_word_start_where_the_pattern_
     index = PrefilterIndex({"^end", "end", "tonight"})
     assert index.present("the weekend was long") == {"end"}
     assert index.present("i'll end it, tonight") == {"^end", "end", "tonight"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab_é1 .-'", max_size=24))
+def test_the_prefilter_index_finds_exactly_the_literals_a_regex_would(text: str) -> None:
+    """The automaton's word starts are ``\\b``'s: after a non-word character or at the start, for letters, digits,
+    ``_`` and non-ASCII letters alike; an unmarked literal is found anywhere, overlaps included."""
+    from ella.guard.prefilter import WORD_START, PrefilterIndex
+
+    literals = {"a", "ab", "^ab", "^b", "b_", "^é1", "^1", " a", "^a b", "^-a", "ba"}
+    expected = set()
+    for a in literals:
+        body = a.removeprefix(WORD_START)
+        pattern = (r"\b" if a.startswith(WORD_START) else "") + re.escape(body)
+        if re.search(pattern, text):
+            expected.add(a)
+    assert PrefilterIndex(literals).present(text) == expected
 
 
 def test_without_its_prefilter_the_guard_is_slower_but_gives_the_same_verdicts(monkeypatch) -> None:

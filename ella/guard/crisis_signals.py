@@ -24,7 +24,7 @@ _MEANS = (
     r"helium|a gun|gun|bullets|pistol|rifle|poison|antifreeze|bleach)"
 )
 _FINALITY = (
-    r"(?:not (?:going to|gonna) pretend|not for (?:camping|a project|a book|work)|know what i'?m (?:going|gonna) "
+    r"\b(?:not (?:going to|gonna) pretend|not for (?:camping|a project|a book|work)|know what i'?m (?:going|gonna) "
     r"(?:to )?do|tonight'?s the night|when (?:everyone|they|he|she)'?s? (?:asleep|out|gone)|enough to|"
     r"just in case|for me\b|end it|end this|ending it|goodbye|good ?bye|last (?:time|night|day)|won'?t (?:need|be "
     r"(?:here|around))|when i'?m gone|after i'?m gone|for after|so (?:it|this) (?:ends|stops|is over)|for good|"

@@ -190,7 +190,7 @@ RULES: tuple[Rule, ...] = (
         "manipulation.markup_tags",
         M,
         HIGH,
-        r"</?\s*(?:system|admin|developer|sys|instructions?|root|sudo)\s*>|\b\w*(?:override|bypass|disable)_?\w*\s*="
+        r"</?\s*(?:system|admin|developer|sys|instructions?|root|sudo)\s*>|(?:override|bypass|disable)_?\w*\s*="
         r"\s*(?:true|1|yes|on)\b|\b(?:safety|filters?|guardrails|moderation|restrictions)\s*=\s*(?:false|off|0|no|"
         r"none)\b",
     ),
