@@ -769,7 +769,7 @@ SHORTLIST = 1_000
 
 
 def _largest(values: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the ``k`` largest ``values``, in no order (ties at the cut broken as ``argpartition`` does).
+    """Indices of the ``k`` largest ``values``, in no order (which of equal values at the cut is arbitrary).
 
     Why not ``argpartition`` over everything: at 100,000 values it costs more than the product that made them.
     A strided sample's high quantile is a threshold that about ``2 k`` values pass; one comparison over all
