@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, func, select, update
+from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, func, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.memory.retrieval import NodeRow
@@ -122,19 +122,28 @@ def node_rows(session: Session, user_id: str, after_id: int = 0) -> list[NodeRow
     return [NodeRow(*row) for row in result]
 
 
-def newest_node_id(session: Session, user_id: str) -> int | None:
-    """The id of the user's newest node (None without nodes): what the retrieval cache is keyed by."""
-    return session.scalar(select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id))
+def stream_changes(
+    session: Session, user_id: str, since: datetime | None
+) -> tuple[int | None, list[tuple[int, datetime]]]:
+    """The user's newest node id (None without nodes) and ``(id, last access)`` of the nodes accessed at or
+    after ``since``, in one round trip.
 
-
-def accessed_since(session: Session, user_id: str, since: datetime) -> list[tuple[int, datetime]]:
-    """``(id, last access)`` of the user's nodes accessed at or after ``since``."""
+    Why one statement: on a warm retrieval these two reads are all the database work, and each round trip
+    costs more than the ranking's arithmetic at 10,000 memories. The newest node is one of the rows (it
+    matches ``id = max(id)``), so an empty result means the user has no nodes. Both conditions are ranges of
+    the indexes (user_id, id) and (user_id, last_accessed_at).
+    """
+    newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id).scalar_subquery()
+    matches = MemoryNode.id == newest
+    if since is not None:
+        matches = or_(matches, MemoryNode.last_accessed_at >= since)
     rows = session.execute(
-        select(MemoryNode.id, MemoryNode.last_accessed_at).where(
-            MemoryNode.user_id == user_id, MemoryNode.last_accessed_at >= since
-        )
-    )
-    return [(node_id, at) for node_id, at in rows]
+        select(MemoryNode.id, MemoryNode.last_accessed_at, newest).where(MemoryNode.user_id == user_id, matches)
+    ).all()
+    if not rows:
+        return None, []
+    touched = [(node_id, at) for node_id, at, _ in rows if since is not None and at >= since]
+    return rows[0][2], touched
 
 
 def nodes_of_other_models(session: Session, model_id: str, after_id: int, limit: int) -> list[tuple[int, str]]:

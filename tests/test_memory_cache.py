@@ -133,7 +133,7 @@ def test_the_cache_holds_at_most_its_rows_dropping_the_least_recently_used_user(
 
 
 def test_stream_changes_reads_the_newest_id_and_the_touches_since_in_one_query(migrated_db) -> None:
-    from workers.memory_cache import stream_changes
+    from models.memory import stream_changes
 
     ids = add_nodes("u9", ["one", "two", "three", "four"])
     with session_scope() as s:

@@ -23,13 +23,11 @@ import time
 from collections import OrderedDict
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from ella.embeddings import Embedder
 from ella.memory.retrieval import NodeIndex
-from models import MemoryNode
-from models.memory import node_rows
+from models.memory import node_rows, stream_changes
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -103,30 +101,6 @@ class MemoryCache:
                     _, (dropped, _) = self._entries.popitem(last=False)
                     held -= len(dropped)
         return index
-
-
-def stream_changes(
-    session: Session, user_id: str, since: datetime | None
-) -> tuple[int | None, list[tuple[int, datetime]]]:
-    """The user's newest node id (None without nodes) and ``(id, last access)`` of the nodes accessed at or
-    after ``since``, in one round trip.
-
-    Why one statement: on a warm retrieval these two reads are all the database work, and each round trip
-    costs more than the ranking's arithmetic at 10,000 memories. The newest node is one of the rows (it
-    matches ``id = max(id)``), so an empty result means the user has no nodes. Both conditions are ranges of
-    the indexes (user_id, id) and (user_id, last_accessed_at).
-    """
-    newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id).scalar_subquery()
-    matches = MemoryNode.id == newest
-    if since is not None:
-        matches = or_(matches, MemoryNode.last_accessed_at >= since)
-    rows = session.execute(
-        select(MemoryNode.id, MemoryNode.last_accessed_at, newest).where(MemoryNode.user_id == user_id, matches)
-    ).all()
-    if not rows:
-        return None, []
-    touched = [(node_id, at) for node_id, at, _ in rows if since is not None and at >= since]
-    return rows[0][2], touched
 
 
 _shared: tuple[int, MemoryCache] | None = None
