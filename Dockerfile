@@ -36,13 +36,9 @@ RUN pip install -c constraints.txt . \
 # --- runtime: the virtualenv only (no source tree, no build leftovers), run by an unprivileged user ---
 FROM python:3.11-slim
 
-# One BLAS thread per process: every worker runs as many processes or threads as the host has cores, so numpy's
-# own threads only compete with them (retrieval at 10k memories: p50 4.5 ms with two BLAS threads, 2.6 ms with
-# one; at 100k p99 18.7 -> 12.2 ms; bench/retrieval.py --store on 2 cores).
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
-    PYTHONDONTWRITEBYTECODE=1 \
-    OPENBLAS_NUM_THREADS=1
+    PYTHONDONTWRITEBYTECODE=1
 
 RUN groupadd --system --gid 10001 ella \
     && useradd --system --uid 10001 --gid ella --create-home --home-dir /home/ella --shell /usr/sbin/nologin ella
