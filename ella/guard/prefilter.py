@@ -252,7 +252,7 @@ class PrefilterIndex:
             if a.startswith(WORD_START):
                 body = a[len(WORD_START) :]
                 if body:
-                    self._marked.add_word(body, (len(body) - 1, _is_word(body[0]), a))
+                    self._marked.add_word(body, (len(body) - 1, _is_word_char(body[0]), a))
             elif a:
                 self._plain.add_word(a, a)
         for automaton in (self._plain, self._marked):
@@ -266,10 +266,6 @@ class PrefilterIndex:
         if len(self._marked):
             for end, (back, starts_word, a) in self._marked.iter(squeezed):
                 i = end - back  # where the literal starts: \b there when the word-ness changes
-                if (i > 0 and _is_word(squeezed[i - 1])) != starts_word:
+                if (i > 0 and _is_word_char(squeezed[i - 1])) != starts_word:
                     found.add(a)
         return found
-
-
-def _is_word(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
