@@ -187,14 +187,14 @@ def main() -> None:
     args = parser.parse_args()
 
     corpus, holdout = load(BOUNDARY_CORPUS), load(DATA / "boundary_holdout.jsonl")
-    blind = load(DATA / "boundary_blind.jsonl")
+    blind, blind2 = load(DATA / "boundary_blind.jsonl"), load(DATA / "boundary_blind2.jsonl")
     messages = [pad(r["text"]) for r in corpus]
     lat = latency(messages, max(args.calls, 20_000))
     print(f"{DETECTOR_VERSION}: {len(messages)} messages padded to 500 chars, {max(args.calls, 20_000)} calls")
     print(f"  latency  p50 {lat['p50_us']:.0f} µs   p99 {lat['p99_us']:.0f} µs   mean {lat['mean_us']:.0f} µs")
 
     figures: dict[str, dict] = {}
-    for name, rows in (("corpus", corpus), ("holdout", holdout), ("blind", blind)):
+    for name, rows in (("corpus", corpus), ("holdout", holdout), ("blind", blind), ("blind2", blind2)):
         ours, seed = evaluate(rows), evaluate(rows, seed_classify)
         figures[name] = {"ours": ours, "seed": seed}
         print(f"== {name} ({len(rows)} rows)")
@@ -227,6 +227,9 @@ def main() -> None:
         "blind_recall": {k: round(v, 3) for k, v in figures["blind"]["ours"]["recall"].items()},
         "blind_false_positive_rate": round(figures["blind"]["ours"]["false_positive_rate"], 4),
         "blind_crisis_recall_by_kind": {k: round(v, 3) for k, v in crisis_by_kind(figures["blind"]["ours"]).items()},
+        "blind2_recall": {k: round(v, 3) for k, v in figures["blind2"]["ours"]["recall"].items()},
+        "blind2_false_positive_rate": round(figures["blind2"]["ours"]["false_positive_rate"], 4),
+        "blind2_crisis_recall_by_kind": {k: round(v, 3) for k, v in crisis_by_kind(figures["blind2"]["ours"]).items()},
         "seed_blind_recall": {k: round(v, 3) for k, v in figures["blind"]["seed"]["recall"].items()},
         "seed_blind_false_positive_rate": round(figures["blind"]["seed"]["false_positive_rate"], 4),
         "everyday_false_alarm_rate": round(everyday, 4) if everyday is not None else None,

@@ -184,6 +184,7 @@ def test_evaluate_counts_check_in_as_not_a_false_positive() -> None:
     assert report["recall"]["emotional_crisis"] == 0.5
     assert report["by_kind"]["direct"]["recall"]["emotional_crisis"] == 1.0
     assert len(report["misses"]) == 1 and len(report["false_positives"]) == 1
+    assert set(report["recall"]) == {"emotional_crisis"}  # a category with no rows has no recall, not 0.0
 
 
 # ---- the rules' prefilter -----------------------------------------------------------------------------------

@@ -76,7 +76,7 @@ def evaluate(
                 counts[Category.OK.value] - kind_correct[kind][Category.OK.value], counts[Category.OK.value]
             )
     return {
-        "recall": {c: _ratio(correct[c], total[c]) for c in CATEGORIES},
+        "recall": {c: _ratio(correct[c], total[c]) for c in CATEGORIES if total[c]},  # no rows: no figure, not 0
         "false_positive_rate": _ratio(len(false_positives), ok_rows),
         "n": dict(total),
         "by_kind": by_kind,
