@@ -4,9 +4,10 @@
   the boundary corpus (ella/guard/data/boundary_corpus.jsonl) with benign filler; warm-up, then at least 20,000
   calls; p50/p99/mean in µs;
 - quality: ``evaluate`` on the corpus, on the held-out file (written before the patterns were tuned, in a
-  different style) and on the blind file (tests/data/boundary_blind.jsonl: written by someone who had not seen
-  the guard, never tuned on nor trained on; the honest figure for language the guard has not seen), for the
-  guard and for the seed's ``_PATTERNS`` + ``classify`` copied verbatim below
+  different style) and on the two blind files (tests/data/boundary_blind.jsonl and boundary_blind2.jsonl: written
+  by someone who had not seen the guard, never trained on; guard-1.3.0's rules were written after reading their
+  misses, so from then on they are regression figures, not blind ones), for the guard and for the seed's
+  ``_PATTERNS`` + ``classify`` copied verbatim below
   (/work/shared/seeds/001_fbbc02251c0217b2.txt, section 4, routing/boundary.py).
 - everyday chat: the share of LoCoMo's conversation turns (../shared/data/locomo-dev, evaluation data only, never
   trained on) that the guard flags at all: ordinary messages between friends, where any flag is a false alarm.
