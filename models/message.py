@@ -22,3 +22,6 @@ class InboundMessage(Base):
     sent_at: Mapped[datetime] = mapped_column(UTCDateTime())
     received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     task_id: Mapped[str | None] = mapped_column(String(64))
+    quarantine: Mapped[str | None] = mapped_column(
+        String(16), comment="why its words never enter a prompt: manipulation | boundary (ella.memory.quarantine)"
+    )

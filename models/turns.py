@@ -8,9 +8,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import literal, select, union_all
+from sqlalchemy import case, literal, select, union_all
 from sqlalchemy.orm import Session
 
+from ella.memory.quarantine import Hold, stand_in
 from ella.reply import OutgoingReply
 from models.base import utcnow
 from models.conversation import Conversation, current_conversation, record_turn
@@ -53,6 +54,7 @@ def store_exchange(
     timeout: timedelta,
     user_defaults: dict[str, Any],
     task_id: str | None,
+    quarantine: str | None = None,
 ) -> Exchange:
     """Insert the turn and its reply; raises IntegrityError if ``message_id`` was stored meanwhile."""
     user = touch_user(session, user_id, sent_at, user_defaults)
@@ -67,6 +69,7 @@ def store_exchange(
             sent_at=sent_at,
             received_at=utcnow(),
             task_id=task_id,
+            quarantine=quarantine,
         )
     )
     record = OutboxRecord(
@@ -84,12 +87,25 @@ def store_exchange(
     return Exchange(record, user, conv)
 
 
-def _turns(conversation: Any, generated_only: bool) -> Any:
+def _user_text(name: str) -> Any:
+    """A user turn's text as a prompt may show it: a held turn (``ella.memory.quarantine``) by its stand-in line."""
+    return case(
+        (InboundMessage.quarantine == Hold.MANIPULATION.value, literal(stand_in(Hold.MANIPULATION, name))),
+        (InboundMessage.quarantine == Hold.BOUNDARY.value, literal(stand_in(Hold.BOUNDARY, name))),
+        else_=InboundMessage.text,
+    )
+
+
+def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
     """The conversation's turns as one subquery (at, ord, role, text): each reply sorts right after the message
     it answers, by that message's ``sent_at`` (the gateway's clock); a notification Ella sent is a turn of its
-    own, at the time it was recorded."""
+    own, at the time it was recorded. Every caller shows the turns to a model, so a held turn's words never
+    appear: its stand-in does."""
     said = select(
-        InboundMessage.sent_at.label("at"), literal(0).label("ord"), literal("user").label("role"), InboundMessage.text
+        InboundMessage.sent_at.label("at"),
+        literal(0).label("ord"),
+        literal("user").label("role"),
+        _user_text(name).label("text"),
     ).where(InboundMessage.conversation_id == conversation)
     answered = (
         select(InboundMessage.sent_at, literal(1), literal("assistant"), OutboxRecord.text)
@@ -115,7 +131,7 @@ def open_conversation_history(session: Session, user_id: str, limit: int = 40) -
         .where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
         .scalar_subquery()
     )
-    both = _turns(conv, generated_only=False)
+    both = _turns(conv, generated_only=False, name=user_id)
     rows = session.execute(
         select(both.c.role, both.c.text).order_by(both.c.at.desc(), both.c.ord.desc()).limit(limit)
     ).all()
@@ -125,6 +141,6 @@ def open_conversation_history(session: Session, user_id: str, limit: int = 40) -
 def conversation_transcript(session: Session, conversation_id: int, user_id: str) -> list[str]:
     """The conversation as ``"name: text"`` lines in order (the evidence of its chat node). Only Ella's
     generated replies: a fallback is not something she thought."""
-    both = _turns(conversation_id, generated_only=True)
+    both = _turns(conversation_id, generated_only=True, name=user_id)
     rows = session.execute(select(both.c.role, both.c.text).order_by(both.c.at, both.c.ord)).all()
     return [f"{user_id}: {text}" if role == "user" else f"Ella: {text}" for role, text in rows]
