@@ -110,7 +110,12 @@ def make_port(settings: Settings | None = None) -> ModelPort:
             wait_s=settings.llm_timeout_s,
         ).slot
     return ModelPort(
-        provider, settings.model_tiers, max_repairs=settings.llm_max_repairs, record=record_usage, slot=slot
+        provider,
+        settings.model_tiers,
+        max_repairs=settings.llm_max_repairs,
+        record=record_usage,
+        slot=slot,
+        sampling=settings.sampling,
     )
 
 

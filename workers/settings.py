@@ -17,6 +17,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ella.llm.sampling import DEFAULT_TEMPERATURE, Sampling, check_max_tokens, check_temperatures, default_max_tokens
+from ella.llm.sampling import sampling_table as _sampling_table
 from ella.profile import window_minutes
 from ella.usage import DEFAULT_PRICES
 
@@ -155,6 +157,18 @@ class Settings(BaseSettings):
     model_poignancy: str = "claude-haiku-4-5"
     model_reflection: str = "claude-sonnet-4-6"
     llm_max_repairs: int = Field(2, ge=0, description="Re-asks with the validation error before the fail-safe.")
+    # Sampling per prompt kind (ella.llm.sampling says why each default is what it is). A JSON object in the
+    # environment names only the kinds it changes, e.g. ELLA_LLM_TEMPERATURE='{"reply": 0.8}'; the rest keep theirs.
+    llm_temperature: dict[str, float] = Field(
+        default_factory=lambda: dict(DEFAULT_TEMPERATURE),
+        description="Temperature per prompt kind (0 to 1): 0 for judgements, warmer for the live reply; the "
+        "default is ella.llm.sampling.DEFAULT_TEMPERATURE, and a kind not named keeps its default.",
+    )
+    llm_max_tokens: dict[str, int] = Field(
+        default_factory=default_max_tokens,
+        description="Output budget (max tokens) per prompt kind; the default is each kind's schema's own, and a "
+        "kind not named keeps it.",
+    )
     llm_max_concurrency: int = Field(8, ge=1, description="Model calls in flight at once, across all workers.")
     llm_sdk_max_retries: int = Field(
         1, ge=0, description="Retries within one model call (within llm_deadline_s); Celery retries on top."
@@ -253,6 +267,17 @@ class Settings(BaseSettings):
         """Compose passes ``${VAR:-}`` as an empty string: that means "not configured", not an empty key."""
         return None if value == "" else value
 
+    @field_validator("llm_temperature")
+    @classmethod
+    def _temperatures(cls, value: dict[str, float]) -> dict[str, float]:
+        """The kinds named over the defaults; an unknown kind or a temperature outside [0, 1] is refused."""
+        return check_temperatures(value)
+
+    @field_validator("llm_max_tokens")
+    @classmethod
+    def _max_tokens(cls, value: dict[str, int]) -> dict[str, int]:
+        return check_max_tokens(value)
+
     @field_validator("default_timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
@@ -350,6 +375,11 @@ class Settings(BaseSettings):
             for name in type(self).model_fields
             if name.startswith("model_")
         }
+
+    @property
+    def sampling(self) -> dict[str, Sampling]:
+        """kind -> the temperature and max tokens its requests are sent with (``ModelPort(sampling=...)``)."""
+        return _sampling_table(self.llm_temperature, self.llm_max_tokens)
 
     @property
     def uses_anthropic(self) -> bool:

@@ -21,7 +21,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import anthropic
 import httpx2
@@ -143,6 +143,23 @@ def request_params(request: CompletionRequest) -> MessageCreateParamsNonStreamin
     return params
 
 
+def sampling_body(request: CompletionRequest) -> dict[str, Any]:
+    """The request's sampling parameters as they go on the wire (``{"temperature": 0.0}``), or ``{}``.
+
+    Why apart from ``request_params``: anthropic 1.0 took ``temperature`` out of ``messages.create``'s typed
+    signature (its MIGRATION.md: pass it in ``extra_body``, the wire format is unchanged) because the models from
+    4.7 on refuse it; the ones configured here (Sonnet 4.6, Haiku 4.5) take it, and ``ModelPort`` leaves it off
+    for a model that would refuse it (``ella.llm.sampling.accepts_sampling``).
+    """
+    return {} if request.temperature is None else {"temperature": request.temperature}
+
+
+def batch_entry(custom_id: str, request: CompletionRequest) -> Request:
+    """One Message Batches entry: the same parameters as the live call, sampling included."""
+    params = cast("MessageCreateParamsNonStreaming", {**request_params(request), **sampling_body(request)})
+    return {"custom_id": custom_id, "params": params}
+
+
 def completion_of(message: Any) -> Completion:
     text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
     u = message.usage
@@ -228,16 +245,16 @@ class AnthropicProvider:
         return retrying(attempt_once)
 
     def complete(self, request: CompletionRequest) -> Completion:
-        params = request_params(request)
+        params, extra = request_params(request), sampling_body(request)
 
         def create(timeout: float) -> Completion:
-            return completion_of(self.client.messages.create(**params, timeout=timeout))
+            return completion_of(self.client.messages.create(**params, extra_body=extra or None, timeout=timeout))
 
         return self._within_budget(f"{request.kind} call", create)
 
     # --- Message Batches ------------------------------------------------------------------------------
     def submit_batch(self, requests: list[tuple[str, CompletionRequest]]) -> str:
-        entries: list[Request] = [{"custom_id": cid, "params": request_params(req)} for cid, req in requests]
+        entries: list[Request] = [batch_entry(cid, req) for cid, req in requests]
 
         def create(timeout: float) -> str:
             return self.client.messages.batches.create(requests=entries, timeout=timeout).id

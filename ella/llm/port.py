@@ -10,13 +10,14 @@ left to the caller's retry policy (a Celery retry) rather than swallowed. Caller
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast, overload
 
 from ella.llm.kinds import KINDS, KindOutput, OutputError, clean, parse_output
 from ella.llm.prompts import build_request
+from ella.llm.sampling import Sampling, accepts_sampling, sampling_table
 from ella.llm.types import Block, CompletionRequest, ModelError, PermanentModelError, Provider, Turn, Usage
 
 T = TypeVar("T", bound=KindOutput)
@@ -63,12 +64,16 @@ class ModelPort:
         max_repairs: int = 2,
         record: Callable[[CallRecord], None] | None = None,
         slot: Callable[[], AbstractContextManager[Any]] | None = None,
+        sampling: Mapping[str, Sampling] | None = None,
     ) -> None:
+        """``sampling``: kind -> temperature and max tokens of its requests; by default ``ella.llm.sampling``'s
+        (``workers.llm.make_port`` passes the settings' table)."""
         self.provider = provider
         self.tiers = tiers
         self.max_repairs = max_repairs
         self.record = record or (lambda _record: None)
         self.slot = slot or _no_limit
+        self.sampling = dict(sampling) if sampling is not None else sampling_table()
 
     def model_for(self, tier: str) -> str:
         return "offline" if self.provider.name == "offline" else self.tiers[tier]
@@ -85,7 +90,7 @@ class ModelPort:
         relationship: str = "",
     ) -> CompletionRequest:
         tier = KINDS[kind].tier
-        return build_request(
+        request = build_request(
             kind,
             variables,
             model=self.model_for(tier),
@@ -96,6 +101,11 @@ class ModelPort:
             history=history,
             relationship=relationship,
         )
+        sampling = self.sampling.get(kind)
+        if sampling is None:  # a kind added after this port's table was made: its schema's budget, no temperature
+            return request
+        temperature = sampling.temperature if accepts_sampling(request.model) else None
+        return replace(request, temperature=temperature, max_tokens=sampling.max_tokens)
 
     @overload
     def call(

@@ -35,6 +35,8 @@ class CompletionRequest:
     messages: tuple[Turn, ...]
     max_tokens: int
     user_id: str | None = None
+    # None sends no temperature (the API's default, 1.0); ModelPort sets each kind's (``ella.llm.sampling``).
+    temperature: float | None = None
     # The template's variables, for the offline engine, which works on meaning rather than on prompt text.
     variables: dict[str, Any] = field(default_factory=dict)
 

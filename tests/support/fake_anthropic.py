@@ -148,6 +148,11 @@ def validate_message_params(body: Any) -> str | None:
             return f"messages.{index}.content: Field required"
     if body.get("stream"):
         return "stream: this fake does not stream; call messages.create without stream=True"
+    temperature = body.get("temperature")
+    if temperature is not None and (
+        isinstance(temperature, bool) or not isinstance(temperature, int | float) or not 0 <= temperature <= 1
+    ):
+        return "temperature: Input should be less than or equal to 1 (a number from 0 to 1)"
     breakpoints = sum(1 for unit in _prompt_units(body) if unit.cache_control is not None)
     if breakpoints > MAX_CACHE_BREAKPOINTS:
         return f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {breakpoints}."
