@@ -56,6 +56,7 @@ def run(
     env = {
         "ELLA_REDIS_URL": redis_url(),
         "ELLA_DATABASE_URL": settings.effective_database_url,
+        "ELLA_LLM_PROVIDER": "anthropic",
         "ANTHROPIC_API_KEY": "bench-key",
         "ANTHROPIC_BASE_URL": fake.base_url,
     }

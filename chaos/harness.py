@@ -204,6 +204,7 @@ class Chaos:
             "ELLA_VAR_DIR": str(self.tmp / "var"),
             "ELLA_REDIS_URL": self.redis.url,
             "ELLA_DATABASE_URL": self.db_url,
+            "ELLA_LLM_PROVIDER": "anthropic",
             "ANTHROPIC_API_KEY": "chaos-key",
             "ANTHROPIC_BASE_URL": self.model.base_url,
             "PYTHONPATH": str(ROOT),

@@ -18,9 +18,10 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.arcs import Arc
 from models.base import Base, BigId, UTCDateTime, dialect_insert, newest_per_user, utcnow
+from models.provenance import Provenanced, in_prompts
 
 
-class RelationshipArcRow(Base):
+class RelationshipArcRow(Provenanced, Base):
     __tablename__ = "relationship_arcs"
     __table_args__ = (UniqueConstraint("user_id", "period"),)
 
@@ -49,8 +50,10 @@ def add_arc(session: Session, values: dict[str, Any]) -> bool:
 
 
 def current_arcs(session: Session, user_ids: Sequence[str]) -> dict[str, Arc]:
-    """Each user's current arc (the latest month's), one query for all; a user with none is absent."""
-    return {row.user_id: row.as_arc() for row in newest_per_user(session, RelationshipArcRow, user_ids)}
+    """Each user's current arc (the latest month's a prompt may show), one query for all; a user with none is
+    absent."""
+    rows = newest_per_user(session, RelationshipArcRow, user_ids, in_prompts(RelationshipArcRow))
+    return {row.user_id: row.as_arc() for row in rows}
 
 
 def current_arc(session: Session, user_id: str) -> Arc | None:
@@ -65,7 +68,11 @@ def arcs_before(session: Session, periods: dict[str, str]) -> dict[str, Arc]:
         return {}
     rows = session.scalars(
         select(RelationshipArcRow)
-        .where(RelationshipArcRow.user_id.in_(list(periods)), RelationshipArcRow.period < max(periods.values()))
+        .where(
+            RelationshipArcRow.user_id.in_(list(periods)),
+            RelationshipArcRow.period < max(periods.values()),
+            in_prompts(RelationshipArcRow),
+        )
         .order_by(RelationshipArcRow.period)
     )
     found: dict[str, Arc] = {}

@@ -69,14 +69,15 @@ def dialect_insert(session: Session) -> DialectInsert:
     raise NotImplementedError(f"unsupported dialect {dialect}")  # pragma: no cover - the two back ends only
 
 
-def newest_per_user(session: Session, model: Any, user_ids: Sequence[str]) -> list[Any]:
+def newest_per_user(session: Session, model: Any, user_ids: Sequence[str], *where: Any) -> list[Any]:
     """Each user's row of ``model`` with the greatest ``period`` (labels that sort as time: "2026-W48",
-    "2026-11"), one query for all the users; a user with none has no row. For the chapters and the arcs."""
+    "2026-11") among the rows ``where`` allows, one query for all the users; a user with none has no row. For
+    the chapters and the arcs."""
     if not user_ids:
         return []
     newest = (
         select(model.user_id, func.max(model.period).label("period"))
-        .where(model.user_id.in_(list(user_ids)))
+        .where(model.user_id.in_(list(user_ids)), *where)
         .group_by(model.user_id)
         .subquery()
     )

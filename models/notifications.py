@@ -50,11 +50,12 @@ from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
 from models.conversation import Conversation, open_for_notifications
 from models.ledger import WorldFact
 from models.outbox import OutboxRecord
+from models.provenance import Provenanced
 from models.selflog import SelfLogEntry
 from models.user import User
 
 
-class NotificationCandidate(Base):
+class NotificationCandidate(Provenanced, Base):
     __tablename__ = "notification_candidates"
     __table_args__ = (
         CheckConstraint("kind IN ('followup', 'digest', 'generic')", name="kind_known"),
@@ -176,6 +177,7 @@ def add_candidate(session: Session, candidate: NewCandidate, now: datetime) -> i
         "status": Status(candidate.status).value,
         "reason": candidate.reason[:300] if candidate.reason else None,
         "dedupe_key": candidate.dedupe_key,
+        **(candidate.made_by.columns() if candidate.made_by is not None else {}),
     }
     stmt = (
         dialect_insert(session)(NotificationCandidate)

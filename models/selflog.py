@@ -17,10 +17,12 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Float, ForeignKey, Index, String, Text, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.provenance import Provenance
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.provenance import Provenanced
 
 
-class SelfLogEntry(Base):
+class SelfLogEntry(Provenanced, Base):
     __tablename__ = "self_log"
     __table_args__ = (Index("ix_self_log_user_id_said_at", "user_id", "said_at"),)
 
@@ -43,9 +45,15 @@ class SelfLogEntry(Base):
 
 
 def add_entries(
-    session: Session, user_id: str, said_at: datetime, statements: Sequence[dict[str, Any]], source: str
+    session: Session,
+    user_id: str,
+    said_at: datetime,
+    statements: Sequence[dict[str, Any]],
+    source: str,
+    made_by: Provenance | None = None,
 ) -> int:
-    """Store a reply's first-person statements once (keyed by the source message and position)."""
+    """Store a reply's first-person statements once (keyed by the source message and position), with the
+    provenance of the reply call that said them (None: not recorded, stored as NULL)."""
     stored = 0
     insert = dialect_insert(session)
     for i, item in enumerate(statements):
@@ -57,6 +65,7 @@ def add_entries(
             "confidence_in_event": float(item.get("confidence", 1.0)),
             "sources": json.dumps([source]),
             "dedupe_key": f"selflog:{source}:{i}",
+            **(made_by.columns() if made_by is not None else {}),
         }
         stmt = insert(SelfLogEntry).values(**values).on_conflict_do_nothing(index_elements=["dedupe_key"])
         # An INSERT's result is a CursorResult (it has rowcount); Session.execute is typed for any statement.

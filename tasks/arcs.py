@@ -66,6 +66,7 @@ def apply_arc(session: Any, item: ModelBatchItem, result: ModelResult[Any]) -> N
             "mindful_of": value.mindful_of,
             "chapter_ids": list(context.get("chapter_ids", [])),
             "previous_period": context.get("previous_period"),
+            **result.provenance.columns(),
         },
     )
 

@@ -82,6 +82,7 @@ def apply_chapter(session: Any, item: ModelBatchItem, result: ModelResult[Any]) 
         depth=rules.chapter_depth(real[i][0] for i in cited),
         at=now,
         dedupe_key=f"{rules.CHAPTER_KEY}:{user_id}:{period}",
+        provenance=result.provenance,
     )
     node_id = insert_node(session, draft.columns())
     add_chapter(
@@ -97,6 +98,7 @@ def apply_chapter(session: Any, item: ModelBatchItem, result: ModelResult[Any]) 
             "cited_node_ids": cited,
             "thought_node_id": node_id,
             "created_at": now,
+            **result.provenance.columns(),
         },
     )
 

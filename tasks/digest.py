@@ -16,6 +16,7 @@ plugs into it on import, and into the Message Batches service:
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -122,7 +123,7 @@ def apply_digest(session: Session, item: ModelBatchItem, result: ModelResult[Dig
         )  # fmt: skip
         return
     verdict = classify(reading.text, learned=False)
-    candidate = digest.candidate(item.user_id, reading, ctx, verdict, now)
+    candidate = replace(digest.candidate(item.user_id, reading, ctx, verdict, now), made_by=result.provenance)
     made = add_candidate(session, candidate, now)
     if made is not None and candidate.status == Status.SKIPPED:
         log_verdict(session, verdict, direction=DIRECTION, user_id=item.user_id, message_id=None, text=None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -96,7 +97,8 @@ def followups_for_user(user_id: str, facts: list[tuple[WorldFact, str]], now: da
             continue
         body = result.value.text.strip()
         verdict = classify(body, learned=False)
-        counts[store(followups.followup_candidate(fact, body, entries, verdict, now), verdict, now)] += 1
+        candidate = replace(followups.followup_candidate(fact, body, entries, verdict, now), made_by=result.provenance)
+        counts[store(candidate, verdict, now)] += 1
     return counts
 
 

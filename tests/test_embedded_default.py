@@ -163,7 +163,11 @@ def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tm
     from tests.support.fake_anthropic import FakeAnthropic
 
     with FakeAnthropic() as fake:
-        result = ella(["demo"], tmp_path, env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.base_url})
+        result = ella(
+            ["demo"],
+            tmp_path,
+            env={"ELLA_LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.base_url},
+        )
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
         assert "Claude through the anthropic SDK" in result.stdout
         kinds = [re.search(r'<task kind="(\w+)">', r["body"]["system"][0]["text"])[1] for r in fake.message_requests]

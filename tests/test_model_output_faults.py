@@ -151,7 +151,12 @@ def test_a_truncated_response_body_with_no_retry_left_is_a_transient_model_error
 
 
 def claude_env(fake: FakeAnthropic, **extra: str) -> dict[str, str]:
-    return {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.base_url, **extra}
+    return {
+        "ELLA_LLM_PROVIDER": "anthropic",
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        **extra,
+    }
 
 
 def reply_to(message_id: str) -> OutboxRecord | None:

@@ -27,6 +27,7 @@ def fake():
 
 def claude_env(fake: FakeAnthropic, **extra: str) -> dict[str, str]:
     return {
+        "ELLA_LLM_PROVIDER": "anthropic",
         "ANTHROPIC_API_KEY": "test-key",
         "ANTHROPIC_BASE_URL": fake.base_url,
         "ELLA_LLM_SDK_MAX_RETRIES": "0",

@@ -169,6 +169,26 @@ def _structured_logs(logger: logging.Logger, **_: Any) -> None:
     logs.install(logger, as_json=_json_logs())
 
 
+def refuse_unnamed_offline(process: str) -> None:
+    """Exit (status 2) with the reason on stderr when ``Settings.offline_refusal`` says this process must not run."""
+    reason = get_settings().offline_refusal()
+    if reason is None:
+        return
+    logging.getLogger("workers.app").critical("%s", reason)
+    print(f"ella {process}: {reason}", file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
+@signals.worker_init.connect
+def _refuse_offline_worker(**_: Any) -> None:
+    refuse_unnamed_offline("worker")
+
+
+@signals.beat_init.connect
+def _refuse_offline_beat(**_: Any) -> None:
+    refuse_unnamed_offline("beat")
+
+
 @signals.worker_init.connect
 def _refuse_stale_schema(**_: Any) -> None:
     """A worker on a schema that is behind would fail on every task; refuse to start instead."""

@@ -41,7 +41,9 @@ def demo() -> None:
     """Play a scripted conversation of a few simulated days through the broker and a real worker."""
     from workers.demo import run_demo
 
-    raise typer.Exit(run_demo(Console()))
+    console = Console()
+    _offline_unless_configured(console)
+    raise typer.Exit(run_demo(console))
 
 
 @cli.command()
@@ -54,8 +56,10 @@ def chat(
     """An interactive terminal gateway: you type, Ella's reply comes back from the outbox."""
     from workers.chat import chat_loop
 
+    console = Console()
+    _offline_unless_configured(console)
     start = get_settings().uses_embedded_redis if start_worker is None else start_worker
-    raise typer.Exit(chat_loop(Console(), user, start))
+    raise typer.Exit(chat_loop(console, user, start))
 
 
 def _celery(argv: list[str]) -> None:
@@ -64,9 +68,30 @@ def _celery(argv: list[str]) -> None:
     app.start(argv)
 
 
+def _refuse_unnamed_offline(process: str) -> None:
+    """Before Celery starts anything (the embedded Redis, a connection): the same rule as the worker's signal."""
+    reason = get_settings().offline_refusal()
+    if reason is not None:
+        typer.echo(f"ella {process}: {reason}", err=True)
+        raise typer.Exit(2)
+
+
+def _offline_unless_configured(console: Console) -> None:
+    """``ella demo`` and ``ella chat`` run the offline engine by default, by naming it: with no key and no provider
+    named (or ``auto``), ``ELLA_LLM_PROVIDER=offline`` is set for this process and the worker it starts (which
+    would otherwise refuse it). A key is used; ``anthropic`` named without one is left to be refused."""
+    settings = get_settings()
+    if settings.llm_provider != "auto" or settings.offline_refusal() is None:
+        return
+    os.environ["ELLA_LLM_PROVIDER"] = "offline"
+    get_settings.cache_clear()
+    console.print("[dim]no API key: the offline rule engine answers (ELLA_LLM_PROVIDER=offline); it is not AI[/]")
+
+
 @cli.command(context_settings=PASSTHROUGH)
 def worker(ctx: typer.Context) -> None:
     """``celery worker`` on this app; arguments pass through (default: every queue)."""
+    _refuse_unnamed_offline("worker")
     args = list(ctx.args)
     if not any(a == "-Q" or a.startswith(("-Q", "--queues")) for a in args):
         args = ["-Q", ",".join(get_settings().queues), *args]
@@ -76,6 +101,7 @@ def worker(ctx: typer.Context) -> None:
 @cli.command(context_settings=PASSTHROUGH)
 def beat(ctx: typer.Context) -> None:
     """``celery beat`` with the redbeat scheduler (one live instance, by its Redis lock)."""
+    _refuse_unnamed_offline("beat")
     _celery(["beat", "-S", "redbeat.RedBeatScheduler", *ctx.args])
 
 

@@ -20,9 +20,12 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from models.provenance import use_prompt_engine
 from workers.settings import Settings, get_settings
 
 _lock = threading.Lock()
+# The loaders that feed prompts leave out what this engine must not see (models.provenance.in_prompts).
+use_prompt_engine(lambda: get_settings().llm_engine)
 _engines: dict[str, Engine] = {}
 _sessionmakers: dict[tuple[str, bool], sessionmaker[Session]] = {}
 

@@ -244,7 +244,7 @@ def flush_pending(
 # --- applying results -----------------------------------------------------------------------------------------
 
 
-def _apply(session: Session, item: ModelBatchItem, result: BatchResult) -> str:
+def _apply(session: Session, item: ModelBatchItem, result: BatchResult, engine: str) -> str:
     """Settle a locked item from its result in the item's transaction: apply, fail-safe, retry or give up."""
     reading = read_result(result, item.kind, store.context_of(item))
     if reading.outcome == NO_ANSWER:
@@ -261,7 +261,7 @@ def _apply(session: Session, item: ModelBatchItem, result: BatchResult) -> str:
         return DEFERRED
     output_json, purpose = reading.value.model_dump_json(), item.purpose  # the item is unreadable after a failed flush
     try:
-        handler(session, item, handler_result(item.kind, reading.value, item.submissions, result.completion))
+        handler(session, item, handler_result(item.kind, reading.value, item.submissions, result.completion, engine))
     except OperationalError:
         raise
     except Exception as exc:
@@ -293,7 +293,7 @@ def settle(port: ModelPort, batch_id: int, result: BatchResult, *, latency_ms: f
             if item is None or item.batch_id != batch_id or item.status != store.SUBMITTED:
                 return SKIPPED
             attempt = Attempt(item.custom_id, item.kind, item.user_id, item.submissions)
-            outcome = _apply(session, item, result)
+            outcome = _apply(session, item, result, port.provider.name)
             if outcome == GAVE_UP:
                 given_up = store.payload_of(item)
                 reason = f"no answer after {item.submissions} submissions; last: {item.error}"

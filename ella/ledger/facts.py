@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from ella.provenance import Provenance
+
 
 @dataclass
 class NewFact:
@@ -30,6 +32,7 @@ class NewFact:
     followup_after: datetime | None = None
     followup_until: datetime | None = None
     dedupe_key: str | None = None
+    made_by: Provenance | None = None  # the call that extracted it; None: the writer's rule (ella.provenance)
 
 
 class StoredFact(Protocol):

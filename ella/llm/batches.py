@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ella.llm.kinds import KINDS, KindOutput, OutputError, parse_output
 from ella.llm.port import CallRecord, ModelResult
-from ella.llm.prompts import build_request
+from ella.llm.prompts import build_request, prompt_version
 from ella.llm.types import Completion, CompletionRequest, Usage
 
 if TYPE_CHECKING:
@@ -171,9 +171,24 @@ def read_result(result: BatchResult, kind: str, context: dict[str, Any]) -> Read
         return Reading(FAILSAFE, reason=str(exc))
 
 
-def handler_result(kind: str, value: KindOutput, submissions: int, completion: Completion) -> ModelResult[Any]:
-    """What a handler receives: the same typed result a live ``port.call`` returns, never a fail-safe."""
-    return ModelResult(kind, value, False, submissions, completion.model, completion.usage)
+def handler_result(
+    kind: str, value: KindOutput, submissions: int, completion: Completion, engine: str
+) -> ModelResult[Any]:
+    """What a handler receives: the same typed result a live ``port.call`` returns, never a fail-safe, with the
+    engine that answered (the batch's provider) and the kind's prompt version, for the rows it stores.
+
+    The version is the kind's now, when the result is read: a template changed between submission and result
+    is a deploy in that window, and the row says the version the worker that stored it knew."""
+    return ModelResult(
+        kind,
+        value,
+        False,
+        submissions,
+        completion.model,
+        completion.usage,
+        engine=engine,
+        prompt_version=prompt_version(kind),
+    )
 
 
 @dataclass(frozen=True)

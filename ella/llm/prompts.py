@@ -17,6 +17,8 @@ statements by those numbers.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
@@ -38,6 +40,21 @@ def template(name: str) -> tuple[Template, Template]:
     if not sep:
         raise ValueError(f"prompt template {name}.md has no '{SEPARATOR}' line")
     return Template(instructions.strip()), Template(volatile.strip())
+
+
+@cache
+def prompt_version(kind: str) -> str:
+    """A short hash of everything a model is shown for ``kind`` before its variables: the persona, the kind's
+    template file and its output schema (the example in the prompt is rendered from it).
+
+    Why a hash and not a version constant per kind: a constant is only as true as the last person who
+    remembered to bump it; a hash changes whenever the words do, so two rows with the same version were made
+    by the same prompt. It is stored on every row a kind makes (``ella.provenance``).
+    """
+    text = resources.files("ella").joinpath("prompts", f"{kind}.md").read_text(encoding="utf-8")
+    schema = json.dumps(KINDS[kind].model_json_schema(), sort_keys=True)
+    digest = hashlib.sha256("\0".join((persona(), text, schema)).encode("utf-8"))
+    return digest.hexdigest()[:12]
 
 
 @cache

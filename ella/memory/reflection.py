@@ -103,6 +103,7 @@ def reflect(
                     depth=1 + max(node.depth for node in cited),
                     at=now,
                     dedupe_key=f"reflect:{run_id}:{f_index}:{i_index}",
+                    provenance=result.provenance,
                 )
             )
     return reflection

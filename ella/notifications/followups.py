@@ -31,6 +31,7 @@ from ella.ledger.facts import StoredFact
 from ella.ledger.rules import Status as FactStatus
 from ella.ledger.rules import Tier
 from ella.notifications.policy import Kind, Status
+from ella.provenance import Provenance
 
 FOLLOWUP_TIERS = frozenset({Tier.USER_CLAIM.value, Tier.INFERRED.value, Tier.OBSERVED.value, Tier.CANON.value})
 USER_SUBJECT = "user"
@@ -69,6 +70,7 @@ class NewCandidate:
     status: Status = Status.CANDIDATE
     reason: str | None = None
     thought_ids: tuple[int, ...] = ()  # memory nodes (a digest's planning thoughts); none for a follow-up
+    made_by: Provenance | None = None  # what wrote the body (ella.provenance): the call, or the generic rule
 
 
 def about_user(subject: str) -> bool:

@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from ella.guard import Verdict
 from ella.notifications.followups import NewCandidate, guard_reason
 from ella.notifications.policy import Kind, Status, generic_due
+from ella.provenance import by_rule
 
 ACTIVE_DAYS = timedelta(days=30)
 
@@ -81,4 +82,5 @@ def checkin(user_id: str, body: str, verdict: Verdict, now: datetime, fresh_for:
         dedupe_key=dedupe_key(user_id, now),
         status=Status.CANDIDATE if reason is None else Status.SKIPPED,
         reason=reason,
+        made_by=by_rule("generic_checkin"),  # a line picked from a fixed list: no prompt made it
     )

