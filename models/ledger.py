@@ -103,6 +103,7 @@ class WorldFact(Base):
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), comment="when it stopped being live")
     status_note: Mapped[str | None] = mapped_column(Text, comment="why its status last changed")
+    outcome: Mapped[str | None] = mapped_column(Text, comment="a retired event: what came of it, as the user told")
     followup_after: Mapped[datetime | None] = mapped_column(UTCDateTime(), comment="a dated event: ask after")
     followup_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), comment="...and never after this")
     dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
@@ -159,7 +160,7 @@ def event_row(fact_id: int, user_id: str, old: str, new: str, writer: str, note:
 
 # What a new row is given; the rest (its id, and when and why it stopped being live) comes later. Both INSERTs
 # (``insert_fact`` and PostgreSQL's one-statement supersession) take their column list from here.
-NOT_INSERTED = frozenset({"id", "retired_at", "status_note"})
+NOT_INSERTED = frozenset({"id", "retired_at", "status_note", "outcome"})
 INSERTED_COLUMNS = tuple(c for c in WorldFact.__table__.columns if c.key not in NOT_INSERTED)
 
 
@@ -258,9 +259,17 @@ def append(
 
 
 def retire(
-    session: Session, user_id: str, fact_id: int, writer: Writer | str, reason: str, now: datetime | None = None
+    session: Session,
+    user_id: str,
+    fact_id: int,
+    writer: Writer | str,
+    reason: str,
+    now: datetime | None = None,
+    outcome: str | None = None,
 ) -> WorldFact:
-    """Withdraw a live fact without a replacement (kept, with the reason, for history)."""
+    """Withdraw a live fact without a replacement (kept, with the reason, for history). ``outcome`` is what came
+    of an event that happened (the seed's lifecycle rule: "the interview went great" retires "has upcoming: job
+    interview"), kept on the row so nothing looks forward to it again and its history says how it went."""
     writer = Writer(writer)
     now = now or utcnow()
     lock_world(session, user_id)
@@ -270,6 +279,8 @@ def retire(
     check_supersede(writer, fact.tier, fact.tier)
     record_events(session, [event_row(fact.id, user_id, fact.status, Status.RETIRED.value, writer.value, reason, now)])
     fact.status, fact.retired_at, fact.status_note = Status.RETIRED.value, now, reason
+    if outcome:
+        fact.outcome = outcome[:2000]
     fact.valid_until = fact.valid_until or now
     session.flush()
     settle_contest(session, user_id, fact.subject, fact.predicate, fact.tier, writer.value, now)

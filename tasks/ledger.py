@@ -5,7 +5,8 @@ inferences from it. Only the user's own turns are read, never Ella's replies: wh
 goes to the self-log and never becomes a fact.
 
 The tasks load, call, store and emit; the decisions are plain Python elsewhere: which turn is worth a call and
-where each extracted fact goes (``ella.ledger.extraction``), which contests to ask about and what a verdict
+what each statement does to the user's live facts, shown to the model with their ids (add, update, retire an
+event that happened, or nothing: ``ella.ledger.consolidation``), which contests to ask about and what a verdict
 means (``ella.ledger.contests``), what the world clock owes (``ella.ledger.world_clock``, stored by
 ``models.world_clock.advance_world``).
 """
@@ -23,13 +24,12 @@ from typing import Any
 from redis.exceptions import LockError
 
 from ella.guard import Category, classify
-from ella.ledger import contests, extraction
+from ella.ledger import consolidation, contests, extraction
 from ella.ledger.extraction import Action, worth_extracting
-from ella.ledger.facts import NewFact
-from ella.ledger.rules import FactConflict, Writer
+from ella.ledger.rules import USER_SUBJECT, FactConflict, Writer
 from ella.llm.kinds import ContestedVerdict, FactExtraction
 from ella.llm.types import PermanentModelError, TransientModelError
-from models.ledger import WorldFact, append, current, has_facts_from, user_zone, users_with_contests
+from models.ledger import WorldFact, append, current, has_facts_from, retire, user_zone, users_with_contests
 from models.review import open_fact_ids, queue_review
 from models.supersession import resolve_contest, supersede
 from models.world_clock import advance_world
@@ -46,16 +46,24 @@ from workers.settings import get_settings
 log = logging.getLogger(__name__)
 
 
-def record_extracted(session: Any, user_id: str, new: NewFact, now: datetime, live: list[WorldFact]) -> str:
-    """Store one extracted fact where ``extraction.place`` puts it; returns what happened.
+def record_extracted(
+    session: Any, user_id: str, statement: consolidation.Statement, now: datetime, live: list[WorldFact]
+) -> str:
+    """Store one statement where ``consolidation.decide`` puts it; returns what happened.
 
     ``live`` is the user's live facts, read once per extraction and kept up to date here (not a query per fact).
     """
-    placement = extraction.place(new, live)
+    placement = consolidation.decide(statement, live)
+    new = statement.new
     if placement.action == Action.KNOWN:
         return "known"
+    if placement.action == Action.RETIRE and placement.replaces is not None:
+        retire(session, user_id, placement.replaces, Writer.USER, placement.reason, now, outcome=placement.outcome)
+        live[:] = [f for f in live if f.id != placement.replaces]
+        return "retired"
     if placement.action == Action.SUPERSEDE and placement.replaces is not None:
-        fact = supersede(session, user_id, placement.replaces, new, Writer.USER, now, extraction.SUPERSEDE_REASON)
+        reason = placement.reason or extraction.SUPERSEDE_REASON
+        fact = supersede(session, user_id, placement.replaces, new, Writer.USER, now, reason)
         live[:] = [f for f in live if f.id != placement.replaces]
         live.append(fact)
         return "superseded"
@@ -85,27 +93,36 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
             if has_facts_from(session, user_id, message_id):
                 return {"redelivery": 1}
             zone = user_zone(session, user_id)
-        at = datetime.fromisoformat(sent_at)
+            at = datetime.fromisoformat(sent_at)
+            # what the request shows with their ids: the user's open dated events and what the message touches
+            shown = consolidation.shown(current(session, user_id, USER_SUBJECT), text, at)
         today = at.astimezone(zone)
         result = get_port().call(
             FactExtraction,
-            {"name": user_id, "message": text, "today": f"{today:%Y-%m-%d} ({today:%A})"},
+            {
+                "name": user_id,
+                "message": text,
+                "today": f"{today:%Y-%m-%d} ({today:%A})",
+                "known": consolidation.known_variables(shown, zone, at),
+            },
             user_id=user_id,
+            context={"known_ids": [f.id for f in shown]},
         )
         if result.failsafe:
             log.warning("fact extraction failed (%s): nothing stored", result.error[:200])
             return {"failsafe": 1}
-        facts = extraction.facts_from(result.value.facts, message_id, zone, get_settings().followup_window_days)
         counts: dict[str, int] = {}
-        refused = len(result.value.facts) - len(facts)
-        if refused:  # about Ella or her world, or Ella as a partner: what the user said, never a fact
-            log.warning("fact extraction: %d facts not about the user refused", refused)
-            counts["refused_not_about_user"] = refused
         now = datetime.now(zone)
         with session_scope() as session:
             live = advance_world(session, user_id, now)  # a new user's world gets its anchors on their first turn
-            for new in facts:
-                outcome = record_extracted(session, user_id, new, now, live)
+            said, refused = consolidation.statements(
+                result.value.facts, message_id, zone, get_settings().followup_window_days, live
+            )
+            if refused:  # about Ella or her world, or Ella as a partner: what the user said, never a fact
+                log.warning("fact extraction: %d facts not about the user refused", refused)
+                counts["refused_not_about_user"] = refused
+            for statement in said:
+                outcome = record_extracted(session, user_id, statement, now, live)
                 counts[outcome] = counts.get(outcome, 0) + 1
         log.info("facts from message %s: %s", message_id, counts)
         return counts

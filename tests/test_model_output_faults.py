@@ -371,7 +371,7 @@ def test_a_nul_in_a_replys_nested_output_is_cleaned_before_the_turn_is_committed
 def test_json_nested_5000_deep_is_refused_and_repaired_not_a_recursion_error(fake):
     records: list[CallRecord] = []
     fake.enqueue(fault="deep_json")
-    variables = {"name": "Sam", "message": "I have a cat", "today": "2026-11-30 (Monday)"}
+    variables = {"name": "Sam", "message": "I have a cat", "today": "2026-11-30 (Monday)", "known": []}
     result = port_on(fake, records).call("fact_extraction", variables)
     assert not result.failsafe and result.attempts == 2
     assert [r.outcome for r in records] == ["invalid_output", "repaired"]

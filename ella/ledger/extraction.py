@@ -81,12 +81,18 @@ class Action(StrEnum):
     KNOWN = "known"  # the user's world holds it already: store nothing
     SUPERSEDE = "supersede"  # replaces the user's own older claim (``Placement.replaces``)
     APPEND = "append"  # a new chain
+    RETIRE = "retire"  # withdraws ``Placement.replaces`` (an event that happened, a claim withdrawn): no new fact
 
 
 @dataclass(frozen=True)
 class Placement:
+    """What a fact does: ``replaces`` is the fact superseded or retired, ``reason`` the status note to keep,
+    ``outcome`` what came of a retired event (``ella.ledger.consolidation``)."""
+
     action: Action
     replaces: int | None = None
+    reason: str = ""
+    outcome: str | None = None
 
 
 def place(new: NewFact, live: Sequence[LiveFact]) -> Placement:

@@ -392,7 +392,15 @@ class Reply(KindOutput):
 class ExtractedFact(CleanModel):
     """A fact from the conversation. Only ``user_claim`` and ``inferred`` are choices: a user's words never
     become canon or observed (the ledger refuses them too, whatever a model says). ``event_date`` is the day
-    of a dated event ("my interview is on Thursday"), for the follow-up window."""
+    of a dated event ("my interview is on Thursday"), for the follow-up window.
+
+    ``action`` consolidates it against the user's live facts the request showed with their ids (mem0's add,
+    update, delete, no-op; ``ella.ledger.consolidation`` decides what is stored): ``add`` a new fact, ``update``
+    the fact ``fact_id`` (this one supersedes it), ``retire`` the fact ``fact_id`` (``because`` the event
+    happened, with its ``outcome``, or the claim was withdrawn), or ``none``: known already. With a
+    ``known_ids`` context (the ids shown), an id not shown is never acted on: an update of it becomes an add,
+    a retirement of it nothing.
+    """
 
     subject: Text120
     predicate: Text80
@@ -400,6 +408,19 @@ class ExtractedFact(CleanModel):
     tier: Literal["user_claim", "inferred"]
     confidence: float = Field(ge=0.0, le=1.0)
     event_date: date | None = None
+    action: Literal["add", "update", "retire", "none"] = "add"
+    fact_id: int | None = None
+    because: Literal["happened", "withdrawn"] | None = None
+    outcome: Text200 | None = None
+
+    @model_validator(mode="after")
+    def _shown_ids_only(self, info: ValidationInfo) -> ExtractedFact:
+        shown = (info.context or {}).get("known_ids")
+        if shown is None or self.action == "add":
+            return self
+        if self.fact_id is None or self.fact_id not in set(shown):
+            return self.model_copy(update={"action": "add" if self.action == "update" else "none", "fact_id": None})
+        return self
 
 
 class FactExtraction(KindOutput):
@@ -431,6 +452,17 @@ class FactExtraction(KindOutput):
                         "tier": "user_claim",
                         "confidence": 0.9,
                         "event_date": "2026-12-03",
+                    },
+                    {
+                        "subject": "user",
+                        "predicate": "has_upcoming",
+                        "object": "dentist appointment",
+                        "tier": "user_claim",
+                        "confidence": 0.9,
+                        "action": "retire",
+                        "fact_id": 12,
+                        "because": "happened",
+                        "outcome": "it went fine, no fillings",
                     },
                 ]
             }

@@ -266,6 +266,10 @@ def plan(name: str, transcript: Sequence[str]) -> str:
     return f"next time, check in with {name} about {topics[0] if topics else 'how they are doing'}."
 
 
+RELATION_WORDS = (
+    "sister|brother|sibling|sis|bro|mom|mum|mother|dad|father|partner|friend|boss|wife|husband|girlfriend|"
+    "boyfriend|son|daughter|cousin|grandma|grandpa|granny|aunt|uncle|roommate|flatmate|dog|cat"
+)
 # pattern, (match -> subject, predicate, object), tier
 FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, str, str]], str]] = [
     (
@@ -275,6 +279,14 @@ FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, 
             re.IGNORECASE,
         ),
         lambda m: (f"user.{m.group(1).lower()}", "is", m.group(2).strip()),
+        "user_claim",
+    ),
+    (  # "my sister Maya", "my sibling Maya": the ledger makes both one subject (``ella.ledger.subjects``)
+        re.compile(
+            rf"\bmy ({RELATION_WORDS}) (?!I\b|I')((?-i:[A-Z][\w'-]+))(?:'s)?\b",
+            re.IGNORECASE,
+        ),
+        lambda m: (f"user.{m.group(1).lower()}", "name", m.group(2).strip()),
         "user_claim",
     ),
     (
@@ -323,8 +335,86 @@ def event_day(text: str, today: date) -> date | None:
     return today + timedelta(days=ahead or 7)
 
 
-def facts(message: str, today: date) -> list[dict[str, Any]]:
-    out = []
+# The outcome of a dated event, told after it: "The interview went great!", "I passed my exam", "it went fine".
+_HAPPENED = re.compile(
+    r"\b(?:went|was|were|got|did|happened|turned out|paid off|finished|ended|is over|was over|is done|'s done|"
+    r"'s over)\b",
+    re.IGNORECASE,
+)
+_I_DID = re.compile(
+    r"\bI (?:passed|failed|aced|nailed|bombed|smashed|had|did|finished|sat|took|survived|got through)\b",
+    re.IGNORECASE,
+)
+_IT_WENT = re.compile(r"^\W*(?:it|that|which)(?: all)? (?:went|was|turned out|is over|'s over)\b", re.IGNORECASE)
+_CALLED_OFF = re.compile(
+    r"\b(?:cancell?ed|called off|is off|isn't happening|not happening anymore|fell through)\b", re.IGNORECASE
+)
+_MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed back|pushed to|delayed)\b", re.IGNORECASE)
+_FUTURE_TENSE = re.compile(r"\b(?:will|going to|gonna|won't|tomorrow|next)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def _event_words(obj: str) -> set[str]:
+    return {w for w in chat_words(obj) if len(w) > 2 and w not in TOPICLESS_WORDS}
+
+
+def _told_outcome(sentence: str, words: set[str]) -> bool:
+    """Whether a sentence tells how the event named by ``words`` went: the event, then a past verb within four
+    words ("the interview went great"), or "I passed/had/did my <event>"."""
+    said = chat_words(sentence)
+    for i, w in enumerate(said):
+        if w in words and _HAPPENED.search(" ".join(said[i + 1 : i + 5])):
+            return True
+    m = _I_DID.search(sentence)
+    return m is not None and bool(set(chat_words(sentence[m.end() :])[:4]) & words)
+
+
+def retirements(message: str, today: date, known: Sequence[Any]) -> list[dict[str, Any]]:
+    """The seed's lifecycle rule by rule: a past-tense outcome of a known dated event retires it with the outcome
+    ("The interview went great!" after "I have a job interview on Monday"); an event called off is withdrawn.
+
+    A sentence about the future or a moved event retires nothing (a moved event is a new day, not an outcome). "It
+    went great" names no event: it retires the one known event whose day has come, when there is exactly one.
+    """
+    events = []
+    for k in known:
+        if not isinstance(k, dict) or not isinstance(k.get("id"), int) or not k.get("event_day"):
+            continue
+        try:
+            day = date.fromisoformat(str(k["event_day"])[:10])
+        except ValueError:
+            continue
+        events.append((k, day, _event_words(str(k.get("object", "")))))
+    sentences = [m.group(0).strip() for m in _SENTENCE.finditer(message) if m.group(0).strip()]
+    out: list[dict[str, Any]] = []
+    done: set[int] = set()
+    for n, sentence in enumerate(sentences):
+        if _MOVED.search(sentence) or _FUTURE_TENSE.search(sentence) or FUTURE.search(sentence):
+            continue
+        come = [k for k, day, _ in events if day <= today]
+        for k, _day, words in events:
+            if k["id"] in done:
+                continue
+            because = None
+            if words and _CALLED_OFF.search(sentence) and set(chat_words(sentence)) & words:
+                because = "withdrawn"
+            elif words and _told_outcome(sentence, words):
+                because = "happened"
+            elif _IT_WENT.search(sentence) and come == [k]:
+                because = "happened"
+            if because is None:
+                continue
+            done.add(k["id"])
+            retired = {key: str(k.get(key, "")) for key in ("subject", "predicate", "object")}
+            out.append(
+                {**retired, "tier": "user_claim", "confidence": 0.6, "action": "retire", "fact_id": k["id"],
+                 "because": because, "outcome": " ".join(sentences[n:])[:200]}
+            )  # fmt: skip
+    return out
+
+
+def facts(message: str, today: date, known: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    out = retirements(message, today, known)
     for pattern, parts, tier in FACT_PATTERNS:
         for m in pattern.finditer(message):
             subject, predicate, obj = parts(m)
@@ -495,7 +585,7 @@ class OfflineProvider:
             }
         elif kind == "fact_extraction":
             today = _today(v.get("today"))
-            out = {"facts": facts(str(v.get("message", "")), today)}
+            out = {"facts": facts(str(v.get("message", "")), today, list(v.get("known") or []))}
         elif kind == "contested_verdict":
             out = verdict(list(v.get("candidates", [])))
         elif kind == "chapter_distillation":
