@@ -1,15 +1,22 @@
 """The offline engine's plain reply: a deterministic stand-in for a model, not AI.
 
 Why it exists: the demo and the tests must run with no API key. It answers in Ella's register (warm,
-steady, never romantic) by a few rules on the user's words; the real pipeline replaces it in a later issue.
+steady, never romantic) by a few rules on the user's words (``plain_reply``), and, given the reply's context as
+the model is given it (``grounded_reply``), retells what the user said in an earlier conversation when they come
+back to its topic and mentions one thing of Ella's lazy world (her book, her mood, what happened around her) in
+a greeting or a goodbye: enough for the embedded default to show that Ella remembers and that her world moves.
+Every sentence is a template; nothing here pretends to be a model.
 """
 
 from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from ella.lexicon import TOPICLESS_WORDS
+from ella.lexicon import TOPICLESS_WORDS, stem
+from ella.world.tickers import BOOK_SUBJECT, HAPPENING_SUBJECT, MOOD_SUBJECT
 
 _WORD = re.compile(r"[a-z']+")
 
@@ -86,8 +93,8 @@ def _topic(words: list[str]) -> str:
     return " ".join(content[-2:]) if content else "that"
 
 
-def plain_reply(text: str) -> str:
-    """A short warm reply chosen by simple cues; the same text always gets the same reply."""
+def _mood(text: str) -> str:
+    """Which of the templates' moods a message calls for, by simple cues."""
     words = _WORD.findall(text.lower())
     wordset = set(words)
     if wordset & _LOW:
@@ -102,6 +109,179 @@ def plain_reply(text: str) -> str:
         mood = "greeting"
     else:
         mood = "plain"
-    options = _VARIANTS[mood]
+    return mood
+
+
+def plain_reply(text: str) -> str:
+    """A short warm reply chosen by simple cues; the same text always gets the same reply."""
+    words = _WORD.findall(text.lower())
+    options = _VARIANTS[_mood(text)]
     choice = options[zlib.crc32(text.encode("utf-8", "surrogatepass")) % len(options)]
     return choice.format(topic=_topic(words))
+
+
+# --- grounded in the context: an earlier conversation recalled, and Ella's world ---------------------------------
+#
+# The same context the model is given, read by rules: the retrieved memories (``recalled``: the reply's ranked
+# memories with what a rule needs to know of them, ``ella.reply.recall_notes``) and the lazy world's values
+# (``world``: subject -> value, ``workers.world_cache``). A newcomer on the embedded default should see that Ella
+# remembers an earlier conversation and that her world moves; the words stay plainly templated.
+
+# Life's gravest news: no template is tactful enough to retell it, whatever poignancy it was given.
+_GRAVE = {
+    "died", "death", "dead", "dying", "cancer", "diagnosis", "diagnosed", "divorce", "suicide",
+    "miscarriage", "accident", "hospital", "surgery", "grief", "grieving", "abuse", "assault", "funeral",
+}  # fmt: skip
+GRAVE_POIGNANCY = 10  # the top of the scale: retold by no rule either
+RETOLD_CHARS = 110  # the part of an earlier message a reply retells, at most
+_FIRST_PERSON = {"i", "i'm", "i've", "i'll", "i'd", "my", "me", "myself", "mine"}
+_SECOND_PERSON = {"you", "your", "you're", "yours", "yourself", "you've", "you'll", "you'd"}
+# Words two messages can share without being about the same thing: feelings, time, filler verbs.
+_NOT_TOPICS = _LOW | _HIGH | {
+    "went", "back", "made", "make", "told", "tell", "thing", "things", "time", "day", "days", "week", "weeks",
+    "sure", "okay", "lot", "little", "way", "need", "next", "last", "first", "second", "morning", "evening",
+    "night", "tomorrow", "yesterday", "work", "nervous", "worried", "proud",
+}  # fmt: skip
+# Reported speech: what the user said then, retold now ("I'm nervous" -> "you were nervous").
+_I_FORMS = {"i": "you", "i'm": "you were", "i've": "you'd", "i'll": "you'd", "i'd": "you'd"}
+_AFTER_I = {
+    "am": "were", "was": "were", "have": "had", "has": "had", "will": "would", "can": "could",
+    "can't": "couldn't", "cannot": "could not", "don't": "didn't", "won't": "wouldn't", "do": "did",
+    "want": "wanted", "need": "needed", "feel": "felt", "think": "thought", "hope": "hoped", "love": "loved",
+}  # fmt: skip
+_ADVERBS = {"really", "just", "also", "still", "finally", "never", "always", "actually", "kind", "kinda", "so"}
+_SWAP = {
+    "my": "your", "mine": "yours", "me": "you", "myself": "yourself", "we": "you", "us": "you", "our": "your",
+    "ours": "yours", "today": "that day", "tonight": "that night", "tomorrow": "the day after",
+    "yesterday": "the day before",
+}  # fmt: skip
+_LEADING_FILLER = re.compile(r"^(?:(?:hi|hey|hello|so|oh|well|ok|okay|ella|and|but|also)\b[\s,!.-]*)+", re.I)
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
+
+
+def _topics(text: str) -> set[str]:
+    """A message's topic words, stemmed: what two messages must share to be about the same thing."""
+    found = {w for w in _WORD.findall(text.lower()) if len(w) > 3 and w not in TOPICLESS_WORDS}
+    return {stem(w) for w in found - _NOT_TOPICS}
+
+
+def retell(text: str) -> str:
+    """The first sentence of an earlier message, in Ella's words to the user: "I have an exam on Monday and I'm
+    nervous" -> "you had an exam on Monday and you were nervous" (pronouns swapped, the verb after "I" moved
+    into the past, "today" become "that day"), cut at a word before ``RETOLD_CHARS``."""
+    sentence = re.split(r"(?<=[.!?])\s", _LEADING_FILLER.sub("", text.strip()), maxsplit=1)[0]
+    out: list[str] = []
+    after_i = False
+    for token in _TOKEN.findall(sentence.strip().rstrip(".!?,;: ")):
+        low = token.lower()
+        if not token[0].isalpha():
+            out.append(token)
+        elif low in _I_FORMS:
+            out.append(_I_FORMS[low])
+            after_i = low == "i"
+        elif after_i and low in _ADVERBS:
+            out.append(low)
+        elif after_i:
+            out.append(_AFTER_I.get(low, low))
+            after_i = False
+        else:
+            out.append(_SWAP.get(low, low if not out and low in TOPICLESS_WORDS else token))
+    told = "".join(out).strip()
+    if len(told) > RETOLD_CHARS:
+        told = told[:RETOLD_CHARS].rsplit(" ", 1)[0].rstrip(",;:- ")
+    return told
+
+
+def _earlier(hours: float) -> str:
+    if hours < 24:
+        return "Earlier"
+    if hours < 24 * 7:
+        return "The other day"
+    return "A while ago"
+
+
+def recall_line(message: str, recalled: Sequence[Mapping[str, Any]], said_before: str = "") -> str:
+    """A sentence that retells the best-ranked memory of an earlier conversation about what ``message`` is about,
+    or "" when none fits. A memory fits when it is the user's own words about themselves (an event with "I" or
+    "my" in it, not a question, not addressed to Ella), from before this conversation and not this message,
+    shares a topic with the message, is not grave news (a death, an illness...), does not fire the guard's rules,
+    and was not already retold in this conversation (``said_before``: Ella's turns so far)."""
+    from ella.guard import Category, classify
+
+    topics = _topics(message)
+    if not topics:
+        return ""
+    here = " ".join(message.split()).casefold()
+    for note in recalled:
+        text = " ".join(str(note.get("text", "")).split())
+        words = set(_WORD.findall(text.lower()))
+        if (
+            note.get("type") != "event"
+            or not note.get("earlier")
+            or text.casefold() == here
+            or text.endswith("?")
+            or int(note.get("poignancy") or 0) >= GRAVE_POIGNANCY
+            or words & _GRAVE
+            or not words & _FIRST_PERSON
+            or words & _SECOND_PERSON
+            or not topics & _topics(text)
+        ):
+            continue
+        told = retell(text)
+        if len(told.split()) < 3 or told in said_before:
+            continue
+        if classify(text, learned=False).category != Category.OK:
+            continue  # the rules judge what Ella would say back: a boundary or a crisis is never retold
+        return f"{_earlier(float(note.get('hours_before') or 0))} you told me {told}."
+    return ""
+
+
+def _mood_words(mood: str) -> str:
+    return re.sub(r"\s*\(.*?\)", "", mood).strip()
+
+
+def world_line(world: Mapping[str, Any], mood: str, text: str) -> str:
+    """One thing of Ella's day, for a greeting or a goodbye: the book she is reading (and how far she is), what
+    happened around her, or her mood; "" when the world has not been read."""
+    book = world.get(BOOK_SUBJECT)
+    happening = world.get(HAPPENING_SUBJECT)
+    feeling = world.get(MOOD_SUBJECT)
+    if mood == "farewell":
+        if isinstance(book, Mapping) and book.get("title"):
+            return f"I'm still reading {book['title']}, page {book.get('page')} of {book.get('pages')} now."
+        return ""
+    lines = []
+    if isinstance(book, Mapping) and book.get("title"):
+        lines.append(f"I'm reading {book['title']} at the moment, page {book.get('page')} of {book.get('pages')}.")
+    if isinstance(happening, Mapping) and happening.get("event"):
+        event = str(happening["event"])
+        lines.append(f"Something small from my day: {event}.")
+    if isinstance(feeling, str) and feeling:
+        lines.append(f"I'm feeling {_mood_words(feeling)} today.")
+    if not lines:
+        return ""
+    return lines[zlib.crc32(text.encode("utf-8", "surrogatepass")) % len(lines)]
+
+
+def grounded_reply(
+    text: str,
+    recalled: Sequence[Mapping[str, Any]] = (),
+    world: Mapping[str, Any] | None = None,
+    said_before: str = "",
+) -> str:
+    """``plain_reply`` with the context woven in: an earlier conversation retold where the message returns to its
+    topic, and one thing of Ella's world in a greeting or a goodbye. At most one of each, before the template's
+    closing sentence (after it, for a goodbye), so a reply stays two to four short sentences; the same inputs
+    always give the same reply."""
+    base = plain_reply(text)
+    mood = _mood(text)
+    extra = [recall_line(text, recalled, said_before)]
+    if mood in ("greeting", "farewell") and world:
+        extra.append(world_line(world, mood, text))
+    extra = [line for line in extra if line]
+    if not extra:
+        return base
+    sentences = re.split(r"(?<=[.!?])\s+", base)
+    if mood == "farewell" or len(sentences) == 1:
+        return " ".join([base, *extra])
+    return " ".join([*sentences[:-1], *extra, sentences[-1]])

@@ -20,7 +20,9 @@ Where each step is:
 - ``disclose``: the AI notice and a minor's break reminder, when due, around the text that is stored.
 
 Plain Python over the model port and plain values: loading the context and storing the turn are the task's
-(``tasks.ingest``); the context is loaded only when the provider reads it (the offline engine does not).
+(``tasks.ingest``); the context is loaded only when the provider reads it. The offline engine reads it too, by
+rule (``ella.offline_reply.grounded_reply``): the ranked memories come with ``recall_notes`` (what a rule must
+know of each to retell one from an earlier conversation), and the lazy world's values with the world brief.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class ReplyContext:
     world_brief: str = ""
     recent_thoughts: str = ""
     relationship: str = ""  # the current arc and the latest chapter (``ella.arcs.relationship_block``)
+    world: Mapping[str, Any] = field(default_factory=dict)  # the lazy world's values by subject (the brief's source)
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,30 @@ def check_outbound(outcome: ReplyOutcome, policy: ReplyPolicy) -> ReplyOutcome:
     return ReplyOutcome(fallback, outcome.memory_ids, fires=[("outbound", outbound)])
 
 
+def _said(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def recall_notes(
+    memories: Sequence[Retrievable], payload: IngestPayload, history: Sequence[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """What a rule needs to know of each retrieved memory besides its words: its type and poignancy, how many
+    hours before this message it was made, and whether it is ``earlier``: made before this message, and neither
+    this message's own words nor one of the user's turns in this conversation (the history). The current turn
+    is not a memory yet, but a redelivery or a repeated message must not be retold as something said before."""
+    here = {_said(text) for role, text in history if role == "user"} | {_said(payload.text)}
+    return [
+        {
+            "text": node.description,
+            "type": node.node_type,
+            "poignancy": node.poignancy,
+            "hours_before": round(max(0.0, (payload.sent_at - node.created_at).total_seconds()) / 3600, 1),
+            "earlier": node.created_at < payload.sent_at and _said(node.description) not in here,
+        }
+        for node in memories
+    ]
+
+
 def generate_reply(
     port: ModelPort,
     embedder: Embedder,
@@ -172,6 +199,10 @@ def generate_reply(
         "message": payload.text,
         "memories": [node.description for node in memories],
         "reflections": " ".join(newest_thoughts(nodes, THOUGHTS_IN_REPLY, now)) or "(none yet)",
+        # For the offline engine's rules (the template shows neither: the model reads the memories above and the
+        # world in WORLD FACTS): which memory is from an earlier conversation, and Ella's mood, book, happening.
+        "recalled": recall_notes(memories, payload, context.history),
+        "world": dict(context.world),
     }
     try:
         result = port.call(
@@ -221,7 +252,7 @@ def respond(
     canned = check_inbound(payload, policy, locale)
     if canned is not None:
         return canned
-    # The offline engine reads no context: skip the loading on its hot path.
+    # A provider that reads no context (a test double) skips the loading; the offline engine reads it.
     context = load_context() if port.provider.reads_context else ReplyContext()
     outcome = generate_reply(port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt)
     return check_outbound(check_reading(outcome, payload, policy, locale), policy)
@@ -269,4 +300,5 @@ __all__ = [
     "respond",
     "disclose",
     "generate_reply",
+    "recall_notes",
 ]

@@ -121,16 +121,19 @@ def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
     return union_all(said, answered, reached_out).subquery()
 
 
-def open_conversation_history(session: Session, user_id: str, limit: int = 40) -> list[tuple[str, str]]:
+def open_conversation_history(
+    session: Session, user_id: str, limit: int = 40, at: datetime | None = None
+) -> list[tuple[str, str]]:
     """The last ``limit`` turns of the user's open conversation, oldest first, as (role, text); one query.
 
-    Fallback replies stay in: the user saw them, so the model should too.
+    Fallback replies stay in: the user saw them, so the model should too. ``at``: the time of the message the
+    history is for; an open conversation already due to close by then is over (that message opens a new one,
+    ``models.conversation.current_conversation``), so yesterday's talk is not shown as the conversation so far.
     """
-    conv = (
-        select(Conversation.id)
-        .where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
-        .scalar_subquery()
-    )
+    open_one = select(Conversation.id).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
+    if at is not None:
+        open_one = open_one.where(Conversation.close_due_at >= at)
+    conv = open_one.scalar_subquery()
     both = _turns(conv, generated_only=False, name=user_id)
     rows = session.execute(
         select(both.c.role, both.c.text).order_by(both.c.at.desc(), both.c.ord.desc()).limit(limit)

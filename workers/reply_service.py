@@ -70,21 +70,23 @@ def disclosure_policy(settings: Settings) -> DisclosurePolicy:
 
 def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
     """What the reply model is shown of this user: history, memory nodes, world brief, recent thoughts, and
-    where the two of them are (the current arc and the latest chapter: the cached system side)."""
+    where the two of them are (the current arc and the latest chapter: the cached system side); and the lazy
+    world's values the brief was written from, which the offline engine's rules read instead of the brief's text."""
     settings = get_settings()
     user_id = payload.user_id
     with session_scope() as session:  # a write transaction: the user's row (a world's facts refer to it)
         touch_user(session, user_id, payload.sent_at, new_user_defaults(settings))
     # The lazy world: fresh subjects cost one Redis read and no database; a stale one is ticked once (a new
     # world is anchored, the clock rolls on) and written to the ledger, which the brief below reads, canon first.
-    read_world(user_id, now, tone=tone_of([payload.text]))
+    world = read_world(user_id, now, tone=tone_of([payload.text]))
     with autocommit_scope() as session:
         return ReplyContext(
-            history=open_conversation_history(session, user_id),
+            history=open_conversation_history(session, user_id, at=payload.sent_at),
             nodes=user_memory(session, user_id, shared_embedder()),
             world_brief=world_brief(current(session, user_id), settings.world_brief_max_tokens),
             recent_thoughts=recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply)),
             relationship=relationship_block(current_arc(session, user_id), latest_chapter(session, user_id)),
+            world={subject: entry.value for subject, entry in world.entries.items()},
         )
 
 

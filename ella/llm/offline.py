@@ -1,10 +1,10 @@
 """The offline engine: a deterministic rule set that stands in for a model. It is not AI.
 
 Why it exists: the demo, the tests and a developer without an API key must run the whole pipeline. It reads
-the template's variables (not the rendered prompt), applies small rules (a poignancy lexicon of life events
-and feelings, a subject-verb-object split, salient words for focal points, insights that cite the
-statements that really contain their topic) and answers in the same JSON the real model is asked for, so
-the port parses and validates it exactly as it would Claude's.
+the template's variables (not the rendered prompt; a live reply also reads its own earlier turns in the
+history), applies small rules (a poignancy lexicon of life events and feelings, a subject-verb-object split,
+salient words for focal points, insights that cite the statements that really contain their topic) and answers
+in the same JSON the real model is asked for, so the port parses and validates it exactly as it would Claude's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from ella.lexicon import TOPICLESS_WORDS
 from ella.llm.types import Completion, CompletionRequest, Usage
-from ella.offline_reply import plain_reply
+from ella.offline_reply import grounded_reply
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
@@ -551,8 +551,9 @@ class OfflineProvider:
     """Answers every kind by the rules above; token counts are estimates (characters / 4), cost nothing."""
 
     name = "offline"
-    # Its rules read the template's variables of the turn only: history and memories would be loaded for nothing.
-    reads_context = False
+    # Its live reply reads the reply's context by rule (``ella.offline_reply.grounded_reply``): the memories it was
+    # given, the lazy world, and its own turns of this conversation (so that it retells a memory once).
+    reads_context = True
 
     def complete(self, request: CompletionRequest) -> Completion:
         v = request.variables
@@ -577,7 +578,8 @@ class OfflineProvider:
             out = {"plan": text, "perception": perceived(name, text)}
         elif kind == "reply":
             message = str(v.get("message", ""))
-            reply = plain_reply(message)
+            said_before = " ".join(b.text for t in request.messages[:-1] if t.role == "assistant" for b in t.blocks)
+            reply = grounded_reply(message, list(v.get("recalled", [])), dict(v.get("world", {})), said_before)
             out = {
                 "reply": reply,
                 "perception": {"score": poignancy_score(message), **triple(name, message)},
