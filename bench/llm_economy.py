@@ -9,6 +9,10 @@ Two measurements:
   or memories yet), counting the model calls each message costs.
 - digest: a day's pass of the daily digest planner over 200 users (a tenth active) with the offline engine,
   its usage rows priced at the digest tier's model, batched: the cost per user per day, active and idle.
+- day: dollars per active user per day for a 20-message day, every kind included (reply, extraction,
+  perception, reflection, close, digest, chapters and arcs amortised), at list prices (``ella.usage``, dated and
+  sourced), counting as cached only prefixes at or over each model's minimum cacheable length, beside the floor
+  (the live replies alone); and, per kind, whether lengthening its shared prefix to that minimum would pay.
 The fake server emulates caching from the request's cache_control breakpoints (tokens ~ characters / 4,
 1,024-token minimum, 20-block lookback), so the figures measure where our breakpoints sit.
 The last line is JSON.
@@ -129,7 +133,6 @@ def worker_economy(fake: FakeAnthropic) -> dict[str, float]:
     env = {
         "ELLA_REDIS_URL": redis_url(),
         "ELLA_DATABASE_URL": url,
-        "ELLA_LLM_PROVIDER": "anthropic",
         "ANTHROPIC_API_KEY": "bench-key",
         "ANTHROPIC_BASE_URL": fake.base_url,
     }
@@ -238,6 +241,206 @@ def digest_economy() -> dict[str, float]:
     }
 
 
+# --- dollars per active user per day ------------------------------------------------------------------------------
+
+DAY_CONVERSATIONS = (USER_TURNS[:7], USER_TURNS[7:14], USER_TURNS[14:])  # a 20-message day, three conversations
+BATCHED_KINDS = ("digest", "chapter_distillation", "relationship_arc")  # sent through Message Batches (tasks/jobs)
+PER_DAY = {"digest": 1.0, "chapter_distillation": 1 / 7, "relationship_arc": 1 / 30}  # beat's schedule: daily,
+# weekly, monthly
+WEEK_MEMOS = [
+    "Ella talked with Sam about the museum interview on Thursday; Sam is nervous about the portfolio part.",
+    "Ella heard that Maya helped Sam rehearse; Sam felt a bit more ready afterwards.",
+    "Ella talked with Sam about leaving the call centre and wanting work Sam cares about.",
+    "Ella listened to Sam worry about the interview and plan an early night on Wednesday.",
+    "Ella heard the interview went well and Sam was offered the job at the museum.",
+    "Ella talked with Sam about handing in notice and about Biscuit's sore paw.",
+    "Ella heard Sam's friend Leo is moving to Berlin; Sam feels lonely about it.",
+] * 3  # three conversations a day, seven days
+
+
+def _filled(kind: str, given: dict[str, object]) -> dict[str, object]:
+    """``given`` plus a plain value for any variable the kind's template names that the bench does not model."""
+    from ella.llm.prompts import template
+
+    names = set().union(*(part.get_identifiers() for part in template(kind))) - {"example"}
+    return {**{name: f"({name})" for name in names}, **given}
+
+
+def day_economy(fake: FakeAnthropic) -> dict[str, float]:
+    """What one active user's day of 20 messages costs at list prices, every kind included, and the floor.
+
+    Every request is the real one (``ModelPort.request``: the house's templates, breakpoints and sampling), sent by
+    the SDK to the loopback server, whose cache emulation applies each model's own minimum cacheable prefix
+    (``ella.usage.MIN_CACHEABLE_TOKENS``) and a 5-minute life: the cache is cleared between the day's three
+    conversations (hours apart), and the prefixes every user shares (persona and instructions) are warmed first by
+    another user's call, as they are at scale. Batched kinds are priced at the batch rate with no cache credit
+    (a batch's cache hits are best effort). How often each kind runs:
+    - reply: each message; fact extraction: each message its gate lets through (``worth_extracting``, as the
+      ledger task decides); perception: none (the reply's own call perceives the turn);
+    - memo and planning thought: each conversation's close;
+    - reflection (focal points, then insights per focal point): as often as the day's poignancy drains the
+      importance trigger (the offline engine's poignancy of each message, against ``importance_trigger_max``);
+    - digest daily, chapter weekly, arc monthly, batched.
+    """
+    from ella.ledger.extraction import worth_extracting
+    from ella.llm.kinds import KINDS
+    from ella.llm.offline import poignancy_score
+    from ella.memory.reflection import FOCAL_INPUT, FOCAL_POINTS, RETRIEVE_PER_FOCAL
+    from ella.usage import MIN_CACHEABLE_TOKENS, PRICES_AS_OF, PRICES_SOURCE, PriceList, Tokens
+
+    settings = Settings()
+    tiers = settings.model_tiers
+    prices = PriceList(settings.prices, settings.batch_price_factor)
+    fake.min_cacheable_by_model = dict(MIN_CACHEABLE_TOKENS)
+    fake.clear_cache()
+    records: list[CallRecord] = []
+    provider = AnthropicProvider("bench-key", fake.base_url, timeout=10, max_retries=0)
+    port = ModelPort(provider, tiers, record=records.append, sampling=settings.sampling)
+    spent: dict[str, float] = {}
+    calls: dict[str, float] = {}
+    cached_kinds: set[str] = set()
+
+    def ask(kind: str, variables: dict[str, object], weight: float = 1.0, **context: object) -> None:
+        before = len(records)
+        port.call(kind, _filled(kind, variables), user_id="sam", **context)  # type: ignore[arg-type]
+        for record in records[before:]:
+            u = record.usage
+            batched = kind in BATCHED_KINDS
+            tokens = (
+                Tokens(u.prompt_tokens, u.output_tokens)
+                if batched
+                else Tokens(u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
+            )
+            if u.cache_read_input_tokens and not batched:
+                cached_kinds.add(kind)
+            spent[kind] = spent.get(kind, 0.0) + weight * (prices.usd(record.model, tokens, batch=batched) or 0.0)
+            calls[kind] = calls.get(kind, 0.0) + weight
+
+    def warm_shared_prefixes() -> None:
+        """Another user's call of each live kind: the persona-and-instructions prefix is warm at scale."""
+        for kind, variables in (
+            ("reply", {"name": "Kim", "message": "hi", "memories": [], "reflections": ""}),
+            ("fact_extraction", {"name": "Kim", "message": "hi", "today": "2026-11-30 (Monday)"}),
+            ("memo", {"name": "Kim", "transcript": ["Kim: hi"]}),
+            ("planning_thought", {"name": "Kim", "transcript": ["Kim: hi"], "today": "2026-11-30"}),
+        ):
+            port.call(kind, _filled(kind, variables), user_id="kim")
+        del records[:]
+
+    poignancy = 0
+    statements: list[str] = list(MEMORIES)
+    for turns in DAY_CONVERSATIONS:
+        fake.clear_cache()  # hours since the last conversation: nothing of it is still cached
+        warm_shared_prefixes()
+        history: list[tuple[str, str]] = []
+        for text in turns:
+            ask(
+                "reply",
+                {"name": "Sam", "message": text, "memories": MEMORIES, "reflections": THOUGHTS},
+                world_brief=WORLD_BRIEF,
+                history=history,
+            )
+            history += [("user", text), ("assistant", "That sounds like a lot. How are you feeling about it?")]
+            if worth_extracting(text):
+                ask("fact_extraction", {"name": "Sam", "message": text, "today": "2026-11-30 (Monday)"})
+            poignancy += poignancy_score(text)
+            statements.append(f"Sam said: {text}")
+        transcript = [f"{'Sam' if role == 'user' else 'Ella'}: {line}" for role, line in history]
+        ask("memo", {"name": "Sam", "transcript": transcript})
+        ask("planning_thought", {"name": "Sam", "transcript": transcript, "today": "2026-11-30"})
+    reflections = poignancy / settings.importance_trigger_max
+    recent = (statements * (FOCAL_INPUT // len(statements) + 1))[:FOCAL_INPUT]
+    ask("focal_points", {"name": "Sam", "statements": recent, "n": FOCAL_POINTS}, reflections)
+    for _ in range(FOCAL_POINTS):
+        ask(
+            "insights",
+            {
+                "name": "Sam",
+                "focal_point": "How does Sam feel about the new job?",
+                "statements": recent[:RETRIEVE_PER_FOCAL],
+            },
+            reflections,
+            context={"statement_count": RETRIEVE_PER_FOCAL},
+        )
+    ask(
+        "digest",
+        {"name": "Sam", "today": "2026-12-01", "facts": [{"id": 1, "topic": "job interview", "upcoming": False}],
+         "plans": [{"id": 2, "plan": "ask Sam how the first week at the museum goes"}], "self_log": THOUGHTS,
+         "chapter": WEEK_MEMOS[0], "arc_stage": "warming", "arc_mindful_of": "Sam opens up after work."},
+        PER_DAY["digest"],
+    )  # fmt: skip
+    ask(
+        "chapter_distillation",
+        {"name": "Sam", "period": "2026-11-23 to 2026-11-29", "self_log": THOUGHTS,
+         "memos": [{"id": i, "text": m, "poignancy": 5} for i, m in enumerate(WEEK_MEMOS, start=1)]},
+        PER_DAY["chapter_distillation"],
+    )  # fmt: skip
+    ask(
+        "relationship_arc",
+        {"name": "Sam", "period": "November 2026", "chapter_count": 4, "previous_stage": "new",
+         "previous": "new, rising", "chapters": ["The interview week", "A new job", "Leo leaves", "Settling in"]},
+        PER_DAY["relationship_arc"],
+    )  # fmt: skip
+
+    floor = spent["reply"]
+    total = sum(spent.values())
+    inner = total - floor
+    job = {"extraction": ("fact_extraction",), "close (memo+plan)": ("memo", "planning_thought"),
+           "reflection": ("focal_points", "insights"), "digest": ("digest",), "chapters": ("chapter_distillation",),
+           "arcs": ("relationship_arc",), "perception": ("perception",)}  # fmt: skip
+    by_job = {name: sum(spent.get(k, 0.0) for k in kinds) for name, kinds in job.items()}
+    print(f"prices as of {PRICES_AS_OF} ({PRICES_SOURCE}); minimum cacheable prefix: {MIN_CACHEABLE_TOKENS}")
+    print("kind                   model              calls/day   $/day      cached prefix read")
+    for kind in sorted(spent, key=lambda k: -spent[k]):
+        model = tiers[KINDS[kind].tier]
+        where = "batched" if kind in BATCHED_KINDS else ("yes" if kind in cached_kinds else "no")
+        print(f"{kind:<22} {model:<18} {calls[kind]:>9.3f}   {spent[kind]:.5f}    {where}")
+    print(f"floor (the live replies alone): ${floor:.4f}/day; everything: ${total:.4f}/day; inner life on top: "
+          f"${inner:.4f} = {inner / floor:.0%} of the floor (aim: at most 25%)")  # fmt: skip
+    dominant = max(by_job, key=lambda name: by_job[name])
+    print("inner life by job: " + ", ".join(f"{n} ${v:.4f}" for n, v in sorted(by_job.items(), key=lambda i: -i[1])))
+    print(f"dominated by: {dominant} ({by_job[dominant] / inner:.0%} of the inner life)")
+    print(cache_padding_verdicts(port, tiers, cached_kinds))
+    return {
+        "usd_per_active_user_day": round(total, 5),
+        "usd_floor_replies_per_day": round(floor, 5),
+        "usd_inner_life_per_day": round(inner, 5),
+        "inner_life_share_of_floor": round(inner / floor, 3),
+        "inner_life_dominated_by": dominant,
+        "day_calls": round(sum(calls.values()), 2),
+    }
+
+
+def cache_padding_verdicts(port: ModelPort, tiers: dict[str, str], cached: set[str]) -> str:
+    """For each kind whose shared prefix (persona and instructions) is under its model's minimum: would making it
+    long enough to cache pay? Padded to the minimum M, a warm call reads M tokens at a tenth of the input price
+    instead of P plain ones: it pays only when M / 10 < P, and then saves (P - M/10) input-price units a call,
+    less a write of M at 1.25x each time the prefix goes cold (every 5 idle minutes across all users)."""
+    from ella.llm.kinds import KINDS
+    from ella.usage import CACHE_READ_MULTIPLIER, min_cacheable_tokens
+    from tests.support.fake_anthropic import estimate_tokens
+
+    lines = ["shared prefix (persona + instructions) per kind, against its model's minimum:"]
+    for kind in sorted(KINDS):
+        model = tiers[KINDS[kind].tier]
+        request = port.request(kind, _filled(kind, {}))
+        prefix = estimate_tokens(request.system[0].text)
+        minimum = min_cacheable_tokens(model)
+        if prefix >= minimum:
+            verdict = "cached as it is"
+        elif kind in cached:
+            verdict = "cached at a later breakpoint (with the user's world brief and history): nothing to pad"
+        else:
+            saved = prefix - minimum * CACHE_READ_MULTIPLIER  # input-price token units saved per warm call
+            verdict = (
+                f"padding to {minimum} would save {saved:.0f} input tokens' price per warm call ({saved / prefix:.0%})"
+                if saved > 0
+                else f"padding to {minimum} would cost more than it saves ({-saved:.0f} tokens' price a call)"
+            )
+        lines.append(f"  {kind:<22} {model:<18} {prefix:>5} tokens: {verdict}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     with FakeAnthropic() as fake:
         print("# port: 20-turn conversation, realistic context")
@@ -250,7 +453,11 @@ def main() -> None:
     print(f"# digest: one day's pass over {DIGEST_USERS} users, offline engine, priced from the usage rows")
     digest = digest_economy()
     print(json.dumps(digest))
-    print(json.dumps({**port, **worker, **digest}))
+    with FakeAnthropic() as fake:
+        print("# day: dollars per active user per day, 20 messages, every kind, list prices")
+        day = day_economy(fake)
+        print(json.dumps(day))
+    print(json.dumps({**port, **worker, **digest, **day}))
 
 
 if __name__ == "__main__":

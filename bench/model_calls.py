@@ -66,6 +66,7 @@ def main() -> None:
     from sqlalchemy import func, select
 
     from models import InboundMessage, MemoryNode, ModelCall
+    from models.ledger import WorldFact
     from workers import db
     from workers.app import app
     from workers.gateway import enqueue_message
@@ -121,6 +122,11 @@ def main() -> None:
                     ).all()
                 )
             )
+            facts = [
+                f"{f.subject} {f.predicate} {f.object} [{f.status}]"
+                for f in s.scalars(select(WorldFact).where(WorldFact.user_id == "sam").order_by(WorldFact.id))
+                if f.subject.startswith("user")  # the user's facts, not the world's anchors
+            ]
     finally:
         worker.stop()
         drop()
@@ -128,6 +134,9 @@ def main() -> None:
     reflections = by_kind.get("focal_points", 0)
     print(f"{sent} messages, {calls} model calls: {dict(sorted(by_kind.items()))}")
     print(f"thoughts by depth: {dict(sorted(thoughts.items()))}; reflections: {reflections}")
+    print(f"facts stored about the user: {len(facts)}")
+    for fact in facts:
+        print(f"  {fact}")
     print(
         json.dumps(
             {
@@ -135,6 +144,7 @@ def main() -> None:
                 "model_calls": calls,
                 "calls_per_message": round(calls / sent, 3),
                 "reflections": reflections,
+                "facts_stored": len(facts),
                 "calls_by_kind": dict(sorted(by_kind.items())),
             }
         )

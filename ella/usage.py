@@ -51,11 +51,34 @@ class ModelPrice:
 
 
 FREE = ModelPrice(0.0, 0.0, 0.0, 0.0)
+# List prices, USD per million tokens, as of 2026-11 (the one price table of the house; ``ELLA_PRICES`` overrides
+# it). Source: Anthropic's pricing page (platform.claude.com/docs/en/about-claude/pricing, "Model pricing"):
+# Sonnet 4.6 $3 input / $15 output, Haiku 4.5 $1 / $5; a 5-minute cache write 1.25x input, a cache hit 0.1x,
+# the Message Batches API half of each ("Batch processing").
+PRICES_AS_OF = "2026-11"
+PRICES_SOURCE = "platform.claude.com/docs/en/about-claude/pricing"
 DEFAULT_PRICES: dict[str, ModelPrice] = {
     "claude-sonnet-4-6": ModelPrice.of(3.0, 15.0),
     "claude-haiku-4-5": ModelPrice.of(1.0, 5.0),
     OFFLINE_MODEL: FREE,
 }
+
+
+# The shortest prefix the API caches, per model (tokens up to a cache_control breakpoint): a shorter one is
+# processed and billed as plain input, with no error, whatever cache_control says. From Anthropic's prompt-caching
+# page ("Cache limitations"): 4,096 for Claude Haiku 4.5; 1,024 documented for Sonnet 4.6, but 2,048 is what
+# callers observe (anthropic-sdk-python issue #1194, and gateways list 2,048), so the economy counts 2,048:
+# what is counted as cached must be what the API would really cache.
+MIN_CACHEABLE_TOKENS: dict[str, int] = {
+    "claude-sonnet-4-6": 2048,
+    "claude-haiku-4-5": 4096,
+}
+MIN_CACHEABLE_DEFAULT = 4096  # a model not listed: the largest minimum, so nothing is counted cached by hope
+
+
+def min_cacheable_tokens(model: str) -> int:
+    """The shortest prefix ``model`` caches (``MIN_CACHEABLE_TOKENS``; the largest minimum for one not listed)."""
+    return MIN_CACHEABLE_TOKENS.get(model, MIN_CACHEABLE_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -184,8 +184,27 @@ def test_ella_commands_exist_in_the_cli(name):
     assert not isinstance(command, click.Group), f"{name}: `{' '.join(path)}` is a group, not a command"
 
 
+def interpolate(value: str, env: dict[str, str]) -> str:
+    """Compose's ``${VAR:?err}``, ``${VAR:-default}`` and ``${VAR}`` (the forms this file uses; see the compose
+    spec's interpolation section): a required variable unset or empty raises, as ``docker compose`` exits."""
+
+    def one(match: re.Match[str]) -> str:
+        name, op, arg = match.group(1), match.group(2) or "", match.group(3) or ""
+        got = env.get(name, "")
+        if op == ":?" and not got:
+            raise ValueError(f"required variable {name} is missing a value: {arg}")
+        return got or (arg if op == ":-" else "")
+
+    return re.sub(r"\$\{(\w+)(?:(:\?|:-)([^}]*))?\}", one, value)
+
+
+# What an operator sets for `docker compose up` (the variables the file requires), interpolated into each service.
+OPERATOR_ENV = {"ELLA_LLM_PROVIDER": "offline", "FLOWER_BASIC_AUTH": "u:p", "ELLA_INSPECT_BASIC_AUTH": "u:p"}
+
+
 def container_settings(service: dict[str, Any], monkeypatch: pytest.MonkeyPatch):
-    """The settings a container of ``service`` resolves: its compose environment, nothing from this process.
+    """The settings a container of ``service`` resolves: its compose environment as compose interpolates it for
+    ``OPERATOR_ENV``, nothing from this process.
 
     (The test run sets its own ELLA_QUEUE_* names; the containers get the defaults unless compose says so.)
     """
@@ -195,7 +214,7 @@ def container_settings(service: dict[str, Any], monkeypatch: pytest.MonkeyPatch)
         monkeypatch.delenv(key)
     for key, value in environment(service).items():
         if key.startswith("ELLA_"):
-            monkeypatch.setenv(key, value)
+            monkeypatch.setenv(key, interpolate(value, OPERATOR_ENV))
     return Settings(_env_file=None)
 
 
@@ -439,3 +458,26 @@ def test_every_worker_keeps_image_anchor_bytes_on_the_declared_named_volume_the_
         source = named_volume_at(SERVICES[name], target)
         assert source, f"{name}: nothing mounted at {target}"
         assert source in (COMPOSE.get("volumes") or {}), f"{name}: {source!r} is not a declared named volume"
+
+
+def test_compose_needs_the_provider_named_and_workers_refuse_anthropic_without_a_key():
+    """An empty key used to start the whole stack on the offline rule engine, silently. Now compose will not
+    interpolate without ELLA_LLM_PROVIDER, and what it passes to our processes is refused unless it is
+    ``offline`` by name or ``anthropic`` with a key."""
+    from workers.settings import Settings
+
+    for name, service in our_services().items():
+        provider = environment(service).get("ELLA_LLM_PROVIDER", "")
+        assert re.fullmatch(r"\$\{ELLA_LLM_PROVIDER:\?[^}]+\}", provider), f"{name}: not required: {provider!r}"
+        key = environment(service).get("ELLA_ANTHROPIC_API_KEY", "")
+        with pytest.raises(ValueError, match="ELLA_LLM_PROVIDER"):
+            interpolate(provider, {"ELLA_ANTHROPIC_API_KEY": "sk-ant-x"})
+
+        def settings_for(env: dict[str, str], provider: str = provider, key: str = key) -> Settings:
+            return Settings(llm_provider=interpolate(provider, env), anthropic_api_key=interpolate(key, env))
+
+        assert settings_for({"ELLA_LLM_PROVIDER": "offline"}).offline_refusal() is None
+        live = settings_for({"ELLA_LLM_PROVIDER": "anthropic", "ELLA_ANTHROPIC_API_KEY": "sk-ant-x"})
+        assert live.offline_refusal() is None and live.llm_engine == "anthropic"
+        keyless = settings_for({"ELLA_LLM_PROVIDER": "anthropic"}).offline_refusal()
+        assert keyless is not None and "no API key" in keyless

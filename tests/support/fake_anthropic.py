@@ -297,6 +297,8 @@ class FakeAnthropic:
         self.responder: Callable[[dict[str, Any]], str] | None = None
         self.latency: float = 0.0
         self.min_cacheable_tokens: int = 1024
+        # model -> its own minimum, over ``min_cacheable_tokens`` (the API's minimum differs by model).
+        self.min_cacheable_by_model: dict[str, int] = {}
         self.cache_ttl: float = 300.0
         self.clock: Callable[[], float] = time.monotonic
         self.batch_polls_to_end: int = 1
@@ -407,7 +409,8 @@ class FakeAnthropic:
             digest.update(unit.canonical.encode() + b"\n")
             total += unit.tokens
             boundaries.append((total, digest.hexdigest()))
-            if unit.cache_control is not None and total >= self.min_cacheable_tokens:
+            minimum = self.min_cacheable_by_model.get(str(body.get("model")), self.min_cacheable_tokens)
+            if unit.cache_control is not None and total >= minimum:
                 ttl = 3600.0 if unit.cache_control.get("ttl") == "1h" else self.cache_ttl
                 breakpoints.append((total, digest.hexdigest(), ttl, index))
         # Like the API, a breakpoint also finds a prefix cached earlier that ends up to LOOKBACK blocks before it
