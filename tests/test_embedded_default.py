@@ -125,6 +125,22 @@ def test_demo_ends_with_a_reflection_of_the_real_pipeline_and_the_memories_it_ci
     assert "What Ella plans to say next" in first.out and "planning thought #" in first.out
 
 
+def test_demo_shows_a_reply_drawing_on_an_earlier_day_and_a_lazy_world_the_replies_ticked(demo_runs):
+    """The loop on the embedded default: on day 3 the offline engine retells what the user said on day 1 (the
+    memory the real pipeline stored), and ``ella world show`` for the demo user has mood, book and happening
+    ticked, none of them "never ticked"."""
+    var, _first, second = demo_runs
+    day3 = second.out.split("Day 3", 1)[1].split("Summary", 1)[0]
+    assert "The other day you told me you had a job interview at the museum on Thursday" in day3, day3
+    assert f"ella world show {second.sam}" in second.out
+    shown = ella(["world", "show", second.sam], var, timeout=60)
+    assert shown.returncode == 0, shown.stdout[-2000:] + shown.stderr[-2000:]
+    rows = {line.split()[1]: line for line in shown.stdout.splitlines() if line.startswith("│ ")}
+    for subject in ("ella.mood", "ella.reading", "world.happening"):
+        assert subject in rows and "never ticked" not in rows[subject], shown.stdout
+    assert re.search(r"ella\.reading +│ \S.* page \d+ of \d+", rows["ella.reading"]), rows["ella.reading"]
+
+
 def test_demo_writes_the_operators_page_of_the_demo_user_with_the_reflection(demo_runs):
     var, _first, second = demo_runs
     report = var / "demo" / f"{second.sam}.html"

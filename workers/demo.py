@@ -101,4 +101,5 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
         show_inner_life(console, settings, user_id)
         report = write_report(settings, user_id)
         console.print(f"the operator's page of {user_id} (ella inspect's, static): {report}")
+        console.print(f"Ella's lazy world as the replies ticked it (mood, book, happenings): ella world show {user_id}")
     return 0
