@@ -19,6 +19,7 @@ from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from ella.usage import PriceList, Tokens, job_of
+from models.arcs import RelationshipArcRow
 from models.boundary import BoundaryEvent
 from models.chapters import StoryChapter
 from models.conversation import Conversation
@@ -279,6 +280,17 @@ def chapters(session: Session, user_id: str, limit: int) -> list[StoryChapter]:
     """The user's ``limit`` newest story chapters, newest first."""
     c = StoryChapter
     return list(session.scalars(select(c).where(c.user_id == user_id).order_by(c.period_end.desc()).limit(limit)))
+
+
+def arcs(session: Session, user_id: str) -> list[RelationshipArcRow]:
+    """Every arc of the user, newest month first, as rows (their provenance with them)."""
+    return list(
+        session.scalars(
+            select(RelationshipArcRow)
+            .where(RelationshipArcRow.user_id == user_id)
+            .order_by(RelationshipArcRow.period.desc())
+        )
+    )
 
 
 def user_dead_letters(session: Session, user_id: str, limit: int) -> list[DeadLetter]:

@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -60,6 +60,8 @@ class DemoRun:
     memos: int  # memo thoughts in the whole database
     reflections: list[tuple[int, str, list[int]]]  # the demo user's reflection thoughts: id, text, cited ids
     nodes: dict[int, str]  # every memory node of the demo user: id -> user id (to check the citations are theirs)
+    # What made the demo user's rows, per table: (engine, model_id, prompt_kind, prompt_version) -> rows
+    made_by: dict[str, dict[tuple[str | None, ...], int]] = field(default_factory=dict)
 
     @property
     def out(self) -> str:
@@ -79,7 +81,28 @@ def play_demo(var: Path) -> DemoRun:
             (sam,),
         ).fetchall()
         nodes = dict(db.execute("SELECT id, user_id FROM memory_nodes WHERE user_id = ?", (sam,)).fetchall())
-    return DemoRun(result, sam, users, memos, [(i, d, json.loads(e)) for i, d, e in rows], nodes)
+        made_by = {
+            table: {
+                tuple(key): n
+                for *key, n in db.execute(
+                    f"SELECT engine, model_id, prompt_kind, prompt_version, count(*) FROM {table} WHERE user_id = ?"
+                    " GROUP BY 1, 2, 3, 4",
+                    (sam,),
+                )
+            }
+            for table in PROVENANCED
+        }
+    return DemoRun(result, sam, users, memos, [(i, d, json.loads(e)) for i, d, e in rows], nodes, made_by)
+
+
+PROVENANCED = (
+    "memory_nodes",
+    "world_facts",
+    "self_log",
+    "story_chapters",
+    "relationship_arcs",
+    "notification_candidates",
+)
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +182,31 @@ def test_demo_makes_the_demo_users_daily_digest_through_the_batches_service(demo
         ).fetchall()
     assert len(made) == 1 and "through the Batches service: {'applied': 1}" in second.out
     assert f"digest #{made[0][0]}: candidate" in second.out
+
+
+def test_every_row_the_demo_stores_says_what_made_it_and_nothing_claims_a_model(demo_runs):
+    """The demo names the offline engine (no key, no provider: ``ella demo`` sets ELLA_LLM_PROVIDER=offline) and
+    every row of the six inner-life tables says so: the offline engine with the prompt kind and version it
+    answered, or a rule (the chat node, the world's anchors and clock). None is unrecorded, none is anthropic."""
+    from ella.llm.prompts import prompt_version
+
+    _var, first, _second = demo_runs
+    made = first.made_by
+    assert made["memory_nodes"] and made["world_facts"] and made["notification_candidates"], made
+    for table, keys in made.items():
+        for engine, model_id, kind, version in keys:
+            assert engine in {"offline", "rules"}, (table, engine, kind)
+            if engine == "offline":
+                assert model_id == "offline" and version == prompt_version(kind), (table, kind, version)
+            else:
+                assert model_id == "" and kind and version == "rules", (table, kind)
+    node_kinds = {kind for engine, _m, kind, _v in made["memory_nodes"]}
+    assert {"reply", "insights", "memo", "planning_thought"} <= node_kinds, node_kinds  # events, reflection, close
+    assert "chat_node" in node_kinds
+    assert {k[2] for k in made["self_log"]} <= {"reply"}  # Ella's statements come with the reply that said them
+    assert {"fact_extraction", "anchor"} <= {k[2] for k in made["world_facts"]}, made["world_facts"]
+    digests = {k[2] for k in made["notification_candidates"]}
+    assert digests and digests <= {"digest", "notification_body", "generic_checkin"}, digests
 
 
 def test_a_second_demo_run_starts_a_fresh_world_instead_of_piling_onto_the_first(demo_runs):

@@ -379,3 +379,24 @@ def test_every_template_file_is_package_data_so_an_installed_ella_finds_it():
     assert {"templates/user.html", "templates/fleet.html", "templates/inspect.css"} <= set(files)
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), f"{name} is not package data"
+
+
+def test_the_users_page_says_what_made_each_node_fact_and_arc(migrated_db):
+    """Provenance on the operator's page (issue 21): a reflection's thought was made by the offline engine's
+    answer to the insights prompt of this version; a fact by the extraction prompt; the anchors by a rule."""
+    from ella.llm.prompts import prompt_version
+    from workers.inspect import render_user_page
+
+    user = f"pv-{uuid.uuid4().hex[:6]}"
+    build_user(user)
+    thought = reflection_thoughts(user)[0]
+    html = render_user_page(user)
+    import re
+
+    row = re.search(rf'<tr id="node-{thought.id}"[^>]*>(.*?)</tr>', html, re.S)
+    assert row is not None
+    made = re.findall(r'<td class="made-by">(.*?)</td>', row.group(1))
+    assert made == [f"offline insights@{prompt_version('insights')}"]
+    text = " ".join(re.sub(r"<[^>]+>", "", html).split())
+    assert f"made by offline fact_extraction@{prompt_version('fact_extraction')}" in text
+    assert "made by rules anchor@rules" in text

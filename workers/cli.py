@@ -350,8 +350,14 @@ def memory_show(user: str = typer.Argument(..., help="User id."), limit: int = t
         f"importance counter: {row.importance_trigger_curr} of {row.importance_trigger_max} "
         "(Ella reflects when it reaches 0)"
     )
-    table = Table("id", "type", Column("created", no_wrap=True), "poig.", "depth", "description")
+    from ella.provenance import label, shown_in_prompts
+
+    engine = get_settings().llm_engine
+    table = Table("id", "type", Column("created", no_wrap=True), "poig.", "depth", "description", "made by")
     for n in recent:
+        made_by = label(n.engine, n.model_id, n.prompt_kind, n.prompt_version)
+        if not shown_in_prompts(engine, n.engine, n.node_type):
+            made_by += f" (not in {engine} prompts)"
         table.add_row(
             str(n.id),
             n.node_type,
@@ -359,6 +365,7 @@ def memory_show(user: str = typer.Argument(..., help="User id."), limit: int = t
             str(n.poignancy),
             str(n.depth),
             n.description[:120],
+            made_by,
         )
     console.print(table)
     for n in (n for n in recent if n.node_type == "thought"):

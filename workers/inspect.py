@@ -69,7 +69,16 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = when
+    env.filters["made_by"] = made_by
     return env
+
+
+def made_by(row: Any) -> str:
+    """What made a row of Ella's inner life (``ella.provenance``): ``offline offline insights@af74688e67f2``,
+    ``rules chat_node@rules``, ``unknown`` for a row stored before provenance was recorded."""
+    from ella.provenance import label
+
+    return label(*(getattr(row, key, None) for key in ("engine", "model_id", "prompt_kind", "prompt_version")))
 
 
 def when(value: datetime | None) -> str:
@@ -144,7 +153,6 @@ def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
     """Everything the user page shows, loaded in one read-only session; None for an unknown user."""
     from ella.usage import PriceList
     from models import inspect as q
-    from models.arcs import arc_history
     from models.notifications import grounded_on, user_candidates
     from models.usage import spend_per_user_day
     from models.user import User
@@ -194,7 +202,7 @@ def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
         "calls": q.calls_per_day(session, user_id),
         "chapters": chapters,
         "chapter_moments": {c.id: _json_list(c.key_moments) for c in chapters},
-        "arcs": list(reversed(arc_history(session, user_id))),
+        "arcs": q.arcs(session, user_id),
         "dead_letters": q.user_dead_letters(session, user_id, DEAD_LETTERS_SHOWN),
     }
 
