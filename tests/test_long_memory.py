@@ -16,13 +16,13 @@ import pytest
 from sqlalchemy import select
 
 from ella.embeddings import HashingEmbedder
+from ella.llm.kinds import Memo, PlanningThought
 from ella.llm.recording import prompt_text
 from ella.memory.conversation_close import ClosingNotes, closing_thoughts
 from ella.memory.plans import dated_expiry
 from ella.memory.quarantine import Hold, hold_for, stand_in
-from ella.provenance import by_rule
 from ella.memory.retrieval import DEFAULT_WEIGHTS, rank_memories
-from ella.llm.kinds import Memo, PlanningThought
+from ella.provenance import by_rule
 from models import MemoryNode
 from models.message import InboundMessage
 from models.turns import open_conversation_history
@@ -52,14 +52,17 @@ def test_only_a_plan_expires_and_a_dated_plan_at_the_end_of_its_day():
     perceived = Memo.example().perception
     notes = ClosingNotes(
         memo=Memo(memo="talked about the cello.", perception=perceived),
-        plan=PlanningThought(plan="after Tuesday, ask how the dentist went.", perception=perceived,
-                             until=date(2026, 3, 4)),  # fmt: skip
+        plan=PlanningThought(
+            plan="after Tuesday, ask how the dentist went.", perception=perceived, until=date(2026, 3, 4)
+        ),
     )
     at = datetime(2026, 3, 1, 20, tzinfo=UTC)
     memo, plan = closing_thoughts(embedder, notes, user_id="u", conversation_id=7, chat_id=1, closed_at=at)
     assert memo.expires_at is None  # an insight: recency lowers it, nothing hides it
     assert plan.expires_at == datetime(2026, 3, 6, tzinfo=UTC) == dated_expiry(date(2026, 3, 4))
-    undated = ClosingNotes(memo=None, plan=PlanningThought(plan="next time, ask about the cello.", perception=perceived))
+    undated = ClosingNotes(
+        memo=None, plan=PlanningThought(plan="next time, ask about the cello.", perception=perceived)
+    )
     (next_time,) = closing_thoughts(embedder, undated, user_id="u", conversation_id=8, chat_id=1, closed_at=at)
     assert next_time.expires_at is None  # it waits for the next conversation's close
 
@@ -101,8 +104,11 @@ def test_held_turns_show_only_their_stand_in_in_the_conversation_a_prompt_sees(m
         _, memory = ingest(payload, task_id=None)
         assert memory.get("quarantine") == [None, "manipulation", "boundary"][i]
     with autocommit_scope() as s:
-        held = dict(s.execute(select(InboundMessage.text, InboundMessage.quarantine).where(
-            InboundMessage.user_id == user)).all())  # fmt: skip
+        held = dict(
+            s.execute(
+                select(InboundMessage.text, InboundMessage.quarantine).where(InboundMessage.user_id == user)
+            ).all()
+        )
         history = open_conversation_history(s, user)
     assert held[INJECTION] == "manipulation" and held[AVOWAL] == "boundary"  # kept, verbatim, for the record
     said = [text for role, text in history if role == "user"]
@@ -135,9 +141,18 @@ def test_nine_months_insights_last_plans_go_stale_and_the_injection_reaches_no_p
     say("Practising the cello every evening is making me calmer", monday + timedelta(minutes=6), "c1")
     # A new conversation closes the first: its memo (an insight) and its plan (dated: after Tuesday).
     say("Good morning Ella", monday + timedelta(days=1), "c2")
-    first = wait_for(lambda: [n for n in user_nodes(user) if (n.dedupe_key or "") in ("memo:" + str(n.conversation_id),
-                                                                                      "plan:" + str(n.conversation_id))
-                              ] or None, 60, what="the first conversation's memo and plan")  # fmt: skip
+    first = wait_for(
+        lambda: (
+            [
+                n
+                for n in user_nodes(user)
+                if (n.dedupe_key or "") in ("memo:" + str(n.conversation_id), "plan:" + str(n.conversation_id))
+            ]
+            or None
+        ),
+        60,
+        what="the first conversation's memo and plan",
+    )
     memo = next(n for n in first if n.dedupe_key.startswith("memo:"))
     plan = next(n for n in first if n.dedupe_key.startswith("plan:"))
     assert memo.expires_at is None and "cello" in memo.description.lower()
@@ -157,8 +172,9 @@ def test_nine_months_insights_last_plans_go_stale_and_the_injection_reaches_no_p
     best = rank_memories(nodes, embedder.embed([query])[0], query, 8, now, DEFAULT_WEIGHTS)
     assert memo.id in [n.id for n in best]
     dentist = "How did my dentist appointment go, do you remember?"
-    assert plan.id not in [n.id for n in rank_memories(nodes, embedder.embed([dentist])[0], dentist, 8, now,
-                                                       DEFAULT_WEIGHTS)]  # fmt: skip
+    assert plan.id not in [
+        n.id for n in rank_memories(nodes, embedder.embed([dentist])[0], dentist, 8, now, DEFAULT_WEIGHTS)
+    ]
 
     # The refused injection: kept on its rows for the record, in no prompt the port sent, never perceived by a call.
     held = [n for n in user_nodes(user) if n.quarantine == Hold.MANIPULATION]
@@ -192,29 +208,80 @@ def test_the_migration_lets_insights_last_expires_old_plans_by_their_next_conver
     day = datetime(2026, 1, 5, 12, tzinfo=UTC)
     user = "mig-user"
     with engine.begin() as c:
-        c.execute(sa.insert(t["users"]).values(
-            id=user, created_at=day, timezone="UTC", dnd_start_minute=0, dnd_end_minute=0, active_start_minute=0,
-            active_end_minute=0, is_minor=False, importance_trigger_curr=150, importance_trigger_max=150,
-            **({"locale": "en_US"} if "locale" in t["users"].c else {})))  # fmt: skip
+        c.execute(
+            sa.insert(t["users"]).values(
+                id=user,
+                created_at=day,
+                timezone="UTC",
+                dnd_start_minute=0,
+                dnd_end_minute=0,
+                active_start_minute=0,
+                active_end_minute=0,
+                is_minor=False,
+                importance_trigger_curr=150,
+                importance_trigger_max=150,
+                **({"locale": "en_US"} if "locale" in t["users"].c else {}),
+            )
+        )
         convs = []
         for i in range(3):
             started = day + timedelta(days=10 * i)
-            convs.append(c.execute(sa.insert(t["conversations"]).values(
-                user_id=user, started_at=started, last_message_at=started, close_due_at=started,
-                closed_at=started + timedelta(hours=1) if i < 2 else None, turn_count=1, created_at=started,
-            ).returning(t["conversations"].c.id)).scalar_one())  # fmt: skip
-        c.execute(sa.insert(t["inbound_messages"]).values(
-            message_id="inj", user_id=user, conversation_id=convs[0], text=INJECTION, sent_at=day, received_at=day))
-        c.execute(sa.insert(t["boundary_events"]).values(
-            at=day, user_id=user, direction="inbound", category="manipulation", severity="high",
-            route="calm_refusal", detector_version="guard-1.3.0", rule="manipulation.x", message_id="inj"))
+            convs.append(
+                c.execute(
+                    sa.insert(t["conversations"])
+                    .values(
+                        user_id=user,
+                        started_at=started,
+                        last_message_at=started,
+                        close_due_at=started,
+                        closed_at=started + timedelta(hours=1) if i < 2 else None,
+                        turn_count=1,
+                        created_at=started,
+                    )
+                    .returning(t["conversations"].c.id)
+                ).scalar_one()
+            )
+        c.execute(
+            sa.insert(t["inbound_messages"]).values(
+                message_id="inj", user_id=user, conversation_id=convs[0], text=INJECTION, sent_at=day, received_at=day
+            )
+        )
+        c.execute(
+            sa.insert(t["boundary_events"]).values(
+                at=day,
+                user_id=user,
+                direction="inbound",
+                category="manipulation",
+                severity="high",
+                route="calm_refusal",
+                detector_version="guard-1.3.0",
+                rule="manipulation.x",
+                message_id="inj",
+            )
+        )
 
         def node(key: str, kind: str, at: datetime, text: str, source: str | None = None) -> None:
-            c.execute(sa.insert(t["memory_nodes"]).values(
-                user_id=user, node_type=kind, created_at=at, last_accessed_at=at,
-                expires_at=at + timedelta(days=30) if kind == "thought" else None, subject="s", predicate="p",
-                object="o", description=text, embedding=b"\0" * 8, embedding_model="m", poignancy=3, keywords="[]",
-                depth=1 if kind == "thought" else 0, evidence="[]", source_message_id=source, dedupe_key=key))  # fmt: skip
+            c.execute(
+                sa.insert(t["memory_nodes"]).values(
+                    user_id=user,
+                    node_type=kind,
+                    created_at=at,
+                    last_accessed_at=at,
+                    expires_at=at + timedelta(days=30) if kind == "thought" else None,
+                    subject="s",
+                    predicate="p",
+                    object="o",
+                    description=text,
+                    embedding=b"\0" * 8,
+                    embedding_model="m",
+                    poignancy=3,
+                    keywords="[]",
+                    depth=1 if kind == "thought" else 0,
+                    evidence="[]",
+                    source_message_id=source,
+                    dedupe_key=key,
+                )
+            )
 
         node("memo:1", "thought", day + timedelta(hours=1), "Ella talked about the cello")
         node("plan:1", "thought", day + timedelta(hours=1), "For Ella's planning: ask about the cello")
@@ -222,8 +289,9 @@ def test_the_migration_lets_insights_last_expires_old_plans_by_their_next_conver
         node("perceive:inj", "event", day, INJECTION, source="inj")
     db.upgrade(revision="0013")
     with engine.connect() as c:
-        rows = {r.dedupe_key: r for r in c.execute(sa.text(
-            "SELECT dedupe_key, expires_at, quarantine FROM memory_nodes"))}  # fmt: skip
+        rows = {
+            r.dedupe_key: r for r in c.execute(sa.text("SELECT dedupe_key, expires_at, quarantine FROM memory_nodes"))
+        }
         message_hold = c.execute(sa.text("SELECT quarantine FROM inbound_messages WHERE message_id = 'inj'")).scalar()
     engine.dispose()
     assert rows["memo:1"].expires_at is None
