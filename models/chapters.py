@@ -21,12 +21,13 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from ella.arcs import Chapter
 from ella.jobs import Member
 from models.base import Base, BigId, UTCDateTime, dialect_insert, newest_per_user, utcnow
-from models.memory import MemoryNode
+from models.memory import MemoryNode, shown_to_model
 from models.message import InboundMessage
+from models.provenance import Provenanced, in_prompts
 from models.selflog import SelfLogEntry
 
 
-class StoryChapter(Base):
+class StoryChapter(Provenanced, Base):
     __tablename__ = "story_chapters"
     __table_args__ = (UniqueConstraint("user_id", "period"),)
 
@@ -84,7 +85,7 @@ def week_activity(session: Session, members: Sequence[Member]) -> WeekActivity:
         turns[user_id].append(sent_at)
     for node in session.execute(
         select(*NODE_COLUMNS).where(
-            MemoryNode.user_id.in_(ids), MemoryNode.created_at >= start, MemoryNode.created_at < end
+            MemoryNode.user_id.in_(ids), MemoryNode.created_at >= start, MemoryNode.created_at < end, shown_to_model()
         )
     ):
         nodes[node.user_id].append(node)
@@ -121,7 +122,7 @@ def nodes_of_user(session: Session, user_id: str, node_ids: Sequence[int]) -> di
         return {}
     rows = session.execute(
         select(MemoryNode.id, MemoryNode.depth, MemoryNode.poignancy).where(
-            MemoryNode.id.in_(list(node_ids)), MemoryNode.user_id == user_id
+            MemoryNode.id.in_(list(node_ids)), MemoryNode.user_id == user_id, shown_to_model()
         )
     )
     return {node_id: (depth, poignancy) for node_id, depth, poignancy in rows}
@@ -149,7 +150,8 @@ def has_chapter(session: Session, user_id: str, period: str) -> bool:
 
 
 def chapters_between(session: Session, user_ids: Sequence[str], start: datetime, end: datetime) -> list[StoryChapter]:
-    """The chunk's chapters of weeks ending in ``(start, end]``, oldest first (one query per chunk)."""
+    """The chunk's chapters of weeks ending in ``(start, end]`` that a prompt may show (an arc reads them), oldest
+    first (one query per chunk)."""
     if not user_ids:
         return []
     return list(
@@ -159,6 +161,7 @@ def chapters_between(session: Session, user_ids: Sequence[str], start: datetime,
                 StoryChapter.user_id.in_(list(user_ids)),
                 StoryChapter.period_end > start,
                 StoryChapter.period_end <= end,
+                in_prompts(StoryChapter),
             )
             .order_by(StoryChapter.period_end, StoryChapter.id)
         )
@@ -166,8 +169,10 @@ def chapters_between(session: Session, user_ids: Sequence[str], start: datetime,
 
 
 def latest_chapters(session: Session, user_ids: Sequence[str]) -> dict[str, Chapter]:
-    """Each user's latest chapter (by week), one query for all; a user with none is absent."""
-    return {row.user_id: row.as_chapter() for row in newest_per_user(session, StoryChapter, user_ids)}
+    """Each user's latest chapter (by week) a prompt may show (``models.provenance.in_prompts``), one query for
+    all; a user with none is absent."""
+    rows = newest_per_user(session, StoryChapter, user_ids, in_prompts(StoryChapter))
+    return {row.user_id: row.as_chapter() for row in rows}
 
 
 def latest_chapter(session: Session, user_id: str) -> Chapter | None:

@@ -19,7 +19,7 @@ from ella.notifications import followups
 from models.arcs import current_arcs
 from models.chapters import latest_chapters
 from models.ledger import WorldFact
-from models.memory import MemoryNode
+from models.memory import MemoryNode, shown_to_model
 from models.message import InboundMessage
 from models.selflog import SelfLogEntry
 from models.user import User
@@ -83,6 +83,7 @@ def planning_thoughts(session: Session, user_ids: Collection[str], now: datetime
             MemoryNode.node_type == "thought",
             MemoryNode.dedupe_key.like(PLAN_KEY),
             or_(MemoryNode.expires_at.is_(None), MemoryNode.expires_at > now),
+            shown_to_model(),
         )
         .order_by(MemoryNode.created_at, MemoryNode.id)
     )

@@ -3,7 +3,9 @@
 Why these columns: retrieval scores every node of a user by recency (``last_accessed_at``), importance
 (``poignancy``) and relevance (``embedding`` and ``description``), so they live on the row; a thought cites
 the nodes it rests on (``evidence``) and sits one level above the deepest of them (``depth``); ``dedupe_key``
-makes every writer idempotent (a redelivered task inserts nothing twice).
+makes every writer idempotent (a redelivered task inserts nothing twice). ``expires_at`` is a plan's staleness
+(``ella.memory.plans``), and ``quarantine`` holds a refused turn out of every prompt: each loader here that feeds
+a model selects ``shown_to_model()`` rows only (``ella.memory.quarantine``).
 """
 
 from __future__ import annotations
@@ -12,17 +14,33 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, SmallInteger, String, Text, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    SmallInteger,
+    String,
+    Text,
+    and_,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.memory.plans import PLAN_KEY_PREFIX
+from ella.memory.quarantine import Hold
 from ella.memory.retrieval import NodeRow
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.provenance import Provenanced, in_prompts
 from models.user import User
 
 NODE_TYPES = ("event", "chat", "thought")
 
 
-class MemoryNode(Base):
+class MemoryNode(Provenanced, Base):
     __tablename__ = "memory_nodes"
     __table_args__ = (
         Index("ix_memory_nodes_user_id_created_at", "user_id", "created_at"),
@@ -52,6 +70,18 @@ class MemoryNode(Base):
     source_message_id: Mapped[str | None] = mapped_column(String(200))
     conversation_id: Mapped[int | None] = mapped_column(ForeignKey("conversations.id", ondelete="SET NULL"))
     dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    quarantine: Mapped[str | None] = mapped_column(
+        String(16), comment="manipulation: kept for the record, never in a prompt | boundary (ella.memory.quarantine)"
+    )
+
+
+def shown_to_model() -> ColumnElement[bool]:
+    """The nodes a prompt may show: not held for manipulation (``ella.memory.quarantine``). Every loader that feeds
+    a model (retrieval, reflection, chapters, the digest) filters on it; operators' views do not."""
+    return and_(
+        or_(MemoryNode.quarantine.is_(None), MemoryNode.quarantine != Hold.MANIPULATION.value),
+        in_prompts(MemoryNode),  # and, under a model, no thought the offline engine made (ella.provenance)
+    )
 
 
 def recent_descriptions(session: Session, user_id: str, node_type: str, n: int) -> list[str]:
@@ -92,7 +122,7 @@ def user_nodes(session: Session, user_id: str, node_types: Sequence[str] = NODE_
     return list(
         session.scalars(
             select(MemoryNode)
-            .where(MemoryNode.user_id == user_id, MemoryNode.node_type.in_(node_types))
+            .where(MemoryNode.user_id == user_id, MemoryNode.node_type.in_(node_types), shown_to_model())
             .order_by(MemoryNode.conversation_id, MemoryNode.created_at, MemoryNode.id)
         )
     )
@@ -117,7 +147,9 @@ def node_rows(session: Session, user_id: str, after_id: int = 0) -> list[NodeRow
     """The user's nodes with an id above ``after_id``, ids ascending, as plain rows (no ORM objects: building
     100,000 of them costs more than reading them)."""
     result = session.execute(
-        select(*_ROW_COLUMNS).where(MemoryNode.user_id == user_id, MemoryNode.id > after_id).order_by(MemoryNode.id)
+        select(*_ROW_COLUMNS)
+        .where(MemoryNode.user_id == user_id, MemoryNode.id > after_id, shown_to_model())
+        .order_by(MemoryNode.id)
     )
     return [NodeRow(*row) for row in result]
 
@@ -133,12 +165,15 @@ def stream_changes(
     matches ``id = max(id)``), so an empty result means the user has no nodes. Both conditions are ranges of
     the indexes (user_id, id) and (user_id, last_accessed_at).
     """
-    newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id).scalar_subquery()
+    # the newest node a prompt may show: a held node is never in the index, so it must not count as new either
+    newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id, shown_to_model()).scalar_subquery()
     matches = MemoryNode.id == newest
     if since is not None:
         matches = or_(matches, MemoryNode.last_accessed_at >= since)
     rows = session.execute(
-        select(MemoryNode.id, MemoryNode.last_accessed_at, newest).where(MemoryNode.user_id == user_id, matches)
+        select(MemoryNode.id, MemoryNode.last_accessed_at, newest).where(
+            MemoryNode.user_id == user_id, matches, shown_to_model()
+        )
     ).all()
     if not rows:
         return None, []
@@ -180,6 +215,7 @@ def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:
                 MemoryNode.user_id == user_id,
                 MemoryNode.node_type.in_(("event", "thought")),
                 MemoryNode.object != "idle",
+                shown_to_model(),
             )
             .order_by(MemoryNode.created_at.desc(), MemoryNode.id.desc())
             .limit(n)
@@ -191,3 +227,21 @@ def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime) -> No
     """Set the last access of retrieved nodes (recency counts from the last time a memory was used)."""
     if node_ids:
         session.execute(update(MemoryNode).where(MemoryNode.id.in_(node_ids)).values(last_accessed_at=at))
+
+
+def expire_plans_before(session: Session, user_id: str, started_at: datetime, closed_at: datetime) -> int:
+    """A conversation that started at ``started_at`` closed at ``closed_at``: the user's undated plans made before
+    it began were for it ("next time"), so their moment has passed (``ella.memory.plans``). Dated plans keep
+    their own day. Idempotent: a redelivered close finds nothing left to expire."""
+    result = session.execute(
+        update(MemoryNode)
+        .where(
+            MemoryNode.user_id == user_id,
+            MemoryNode.node_type == "thought",
+            MemoryNode.dedupe_key.like(f"{PLAN_KEY_PREFIX}%"),
+            MemoryNode.expires_at.is_(None),
+            MemoryNode.created_at < started_at,
+        )
+        .values(expires_at=closed_at)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)

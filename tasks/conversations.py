@@ -14,7 +14,7 @@ from sqlalchemy import select
 from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts
 from models.base import utcnow
 from models.conversation import Conversation, close_due
-from models.memory import MemoryNode, insert_node
+from models.memory import MemoryNode, expire_plans_before, insert_node
 from models.turns import conversation_transcript
 from workers import events
 from workers.app import app
@@ -56,7 +56,7 @@ def close_conversation(self: ReliableTask, conversation_id: int) -> int:
         conv = session.get(Conversation, conversation_id)
         if conv is None or conv.closed_at is None:
             return 0
-        user_id, closed_at = conv.user_id, conv.closed_at
+        user_id, closed_at, started_at = conv.user_id, conv.closed_at, conv.started_at
         done = session.scalar(select(MemoryNode.id).where(MemoryNode.dedupe_key == f"memo:{conversation_id}"))
         transcript = conversation_transcript(session, conversation_id, user_id)
         turn_poignancy = list(
@@ -65,7 +65,7 @@ def close_conversation(self: ReliableTask, conversation_id: int) -> int:
     if done is not None or not transcript:
         return 0
     with user_scope(user_id):
-        notes = closing_notes(get_port(), user_id, transcript)
+        notes = closing_notes(get_port(), user_id, transcript, closed_at.date())
         chat = chat_node(
             shared_embedder(),
             user_id=user_id,
@@ -79,6 +79,7 @@ def close_conversation(self: ReliableTask, conversation_id: int) -> int:
                 insert_node(session, chat.columns())
                 or session.scalars(select(MemoryNode.id).where(MemoryNode.dedupe_key == chat.dedupe_key)).one()
             )  # stored by an earlier delivery
+            expire_plans_before(session, user_id, started_at, closed_at)  # "next time" was this conversation
         drafts = closing_thoughts(
             shared_embedder(),
             notes,

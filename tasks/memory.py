@@ -16,10 +16,19 @@ from typing import Any
 from redis.lock import Lock
 from sqlalchemy import select
 
-from ella.memory.perceive import DRAINS_TRIGGER, REPEAT_WINDOW, given_perception, is_repeat, node_type_of
+from ella.memory.perceive import (
+    DRAINS_TRIGGER,
+    REPEAT_WINDOW,
+    given_perception,
+    held_description,
+    is_repeat,
+    node_type_of,
+)
 from ella.memory.perceive import perceive as perceive_observation
+from ella.memory.quarantine import Hold, excluded
 from ella.memory.reflection import FOCAL_INPUT
 from ella.memory.reflection import reflect as reflect_on
+from ella.provenance import Provenance
 from models.memory import (
     MemoryNode,
     drain_importance,
@@ -55,13 +64,19 @@ def perceive(
     source_message_id: str | None = None,
     conversation_id: int | None = None,
     perception: dict[str, Any] | None = None,
+    provenance: dict[str, Any] | None = None,
+    quarantine: str | None = None,
 ) -> int | None:
     """Store one observation (idempotent per source message); return the node id, or None if not stored.
 
-    ``perception`` (poignancy and triple) comes with a user turn from the live reply's own call; without it,
-    or if it does not validate, one perception call makes it.
+    ``perception`` (poignancy and triple) comes with a user turn from the live reply's own call, and
+    ``provenance`` says which call that was (``ella.provenance``); without it, or if it does not validate, one
+    perception call makes it. ``quarantine``: the guard held the turn (``ella.memory.quarantine``): scored by
+    rule with no call, and a manipulation turn drains no trigger.
     """
     kind = node_type_of(node_type)
+    hold = Hold(quarantine).value if quarantine else None
+    description = held_description(hold, user_id, description)
     dedupe_key = f"perceive:{source_message_id or self.request.id}"
     with user_scope(user_id):
         with session_scope() as session:
@@ -83,15 +98,17 @@ def perceive(
             at=datetime.fromisoformat(created_at) if created_at else datetime.now().astimezone(),
             dedupe_key=dedupe_key,
             given=given_perception(perception),
+            given_by=Provenance.from_payload(provenance),
             source_message_id=source_message_id,
             conversation_id=conversation_id,
+            quarantine=hold,
         )
         if draft is None:
             return None  # a fail-safe never becomes a memory
         remaining = None
         with session_scope() as session:
             node_id = insert_node(session, draft.columns())
-            if node_id is not None and DRAINS_TRIGGER[kind]:
+            if node_id is not None and DRAINS_TRIGGER[kind] and not excluded(draft.quarantine):
                 remaining = drain_importance(session, user_id, draft.poignancy)
                 log.info("perceived node %s (poignancy %s); trigger now %s", node_id, draft.poignancy, remaining)
         if remaining is not None and remaining <= 0:

@@ -29,9 +29,18 @@ def _queue(task: TaskName) -> str:
 
 
 def turn_to_memory(
-    *, user_id: str, message_id: str, text: str, sent_at: str, perception: dict[str, Any] | None
+    *,
+    user_id: str,
+    message_id: str,
+    text: str,
+    sent_at: str,
+    perception: dict[str, Any] | None = None,
+    provenance: dict[str, Any] | None = None,
+    quarantine: str | None = None,
 ) -> None:
-    """A user turn to ``ella.perceive`` (also on a repeat delivery: perceive is idempotent per message)."""
+    """A user turn to ``ella.perceive`` (also on a repeat delivery: perceive is idempotent per message), with
+    the perception the reply's call made and that call's provenance (``ella.provenance``), if any, and the hold
+    the guard put on it (``ella.memory.quarantine``)."""
     from tasks.memory import perceive
 
     perceive.apply_async(
@@ -42,6 +51,8 @@ def turn_to_memory(
             "created_at": sent_at,
             "source_message_id": message_id,
             "perception": perception,
+            "provenance": provenance,
+            "quarantine": quarantine,
         },
         queue=_queue(TaskName.PERCEIVE),
         kwargsrepr=repr({"user_id": user_id, "source_message_id": message_id}),

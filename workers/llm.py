@@ -33,6 +33,17 @@ _port: tuple[int, ModelPort] | None = None
 
 
 def make_provider(settings: Settings) -> Provider:
+    """The configured provider; wrapped to write down every request when ``ELLA_LLM_REQUEST_LOG`` is set."""
+    provider = _provider(settings)
+    if settings.llm_request_log is not None:
+        from ella.llm.recording import RecordingProvider
+
+        log.warning("every model request is written to %s (ELLA_LLM_REQUEST_LOG)", settings.llm_request_log)
+        return RecordingProvider(provider, settings.llm_request_log)
+    return provider
+
+
+def _provider(settings: Settings) -> Provider:
     if settings.uses_anthropic:
         from ella.llm.anthropic_provider import AnthropicProvider
 

@@ -1,9 +1,15 @@
 """The one builder of memory nodes: every event, chat and thought row is made here.
 
 Why one builder: a node's columns carry rules that must not drift between writers: the triple is truncated
-to its column widths, keywords are the triple's terms as retrieval's BM25 sees them, a thought expires after
-``THOUGHT_TTL`` and sits one level above the deepest node it cites. Perceive, reflection and the close of a
-conversation all build their rows through ``memory_node`` (and ``thought``), and ``models.memory`` stores them.
+to its column widths, keywords are the triple's terms as retrieval's BM25 sees them, a thought sits one level
+above the deepest node it cites, and text the manipulation rules fire on is held out of prompts
+(``ella.memory.quarantine``). Perceive, reflection and the close of a conversation all build their rows through
+``memory_node`` (and ``thought``), and ``models.memory`` stores them.
+
+``expires_at`` (the seed's ``expiration``) means one thing here: the moment after which a *plan* is stale. Only
+planning thoughts get one (``ella.memory.plans``): a reflection, a memo or a chapter's thought is an insight and
+stays recallable for the life of the relationship (recency lowers it; nothing hides it). Retrieval never
+returns a node whose ``expires_at`` has passed.
 """
 
 from __future__ import annotations
@@ -11,16 +17,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from ella.embeddings import Embedder
 from ella.lexicon import tokenize
+from ella.memory.quarantine import Hold, manipulation_fires
+from ella.provenance import Provenance
 
 NodeType = Literal["event", "chat", "thought"]
-THOUGHT_TTL = timedelta(days=30)
 MAX_KEYWORDS = 20
 
 
@@ -50,6 +57,8 @@ class MemoryNodeDraft:
     expires_at: datetime | None = None
     source_message_id: str | None = None
     conversation_id: int | None = None
+    quarantine: str | None = None  # ella.memory.quarantine.Hold: why this text never enters a prompt
+    provenance: Provenance | None = None  # what made the row (ella.provenance); None only in hand-built drafts
 
     def columns(self) -> dict[str, Any]:
         return {
@@ -71,6 +80,8 @@ class MemoryNodeDraft:
             "source_message_id": self.source_message_id,
             "conversation_id": self.conversation_id,
             "dedupe_key": self.dedupe_key[:200],
+            "quarantine": self.quarantine,
+            **(self.provenance.columns() if self.provenance is not None else {}),
         }
 
 
@@ -94,9 +105,16 @@ def memory_node(
     index_triple: bool = True,
     source_message_id: str | None = None,
     conversation_id: int | None = None,
+    expires_at: datetime | None = None,
+    quarantine: str | None = None,
+    provenance: Provenance,
 ) -> MemoryNodeDraft:
-    """A node of any type, embedded; a thought gets its expiry. ``index_triple=False`` leaves the keywords
-    empty (a chat node's triple, "Ella chatted with …", says nothing a query should match)."""
+    """A node of any type, embedded. ``index_triple=False`` leaves the keywords empty (a chat node's triple,
+    "Ella chatted with …", says nothing a query should match). ``expires_at``: only a plan's (see the module's
+    docstring). ``quarantine``: the turn's hold when the guard refused it; text the manipulation rules fire on is
+    held whatever the caller says, so nothing that reads like an injection is ever shown to a model again."""
+    if quarantine is None and manipulation_fires(description):
+        quarantine = Hold.MANIPULATION.value
     vector = np.asarray(embedder.embed([description])[0], dtype=np.float32)
     return MemoryNodeDraft(
         user_id=user_id,
@@ -111,9 +129,11 @@ def memory_node(
         dedupe_key=dedupe_key,
         depth=depth,
         evidence=json.dumps(list(evidence)),
-        expires_at=at + THOUGHT_TTL if node_type == "thought" else None,
+        expires_at=expires_at,
         source_message_id=source_message_id,
         conversation_id=conversation_id,
+        quarantine=quarantine,
+        provenance=provenance,
     )
 
 
@@ -142,8 +162,11 @@ def thought(
     at: datetime,
     dedupe_key: str,
     conversation_id: int | None = None,
+    expires_at: datetime | None = None,
+    provenance: Provenance,
 ) -> MemoryNodeDraft:
-    """A thought citing ``evidence`` (node ids), with the poignancy and triple its own call returned."""
+    """A thought citing ``evidence`` (node ids), with the poignancy and triple its own call returned; only a
+    planning thought passes ``expires_at``."""
     return memory_node(
         embedder,
         user_id=user_id,
@@ -156,4 +179,6 @@ def thought(
         depth=depth,
         evidence=list(evidence),
         conversation_id=conversation_id,
+        expires_at=expires_at,
+        provenance=provenance,
     )

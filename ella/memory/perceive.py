@@ -7,7 +7,8 @@ without hearing anything new.
 
 Model calls, and why so few: an idle observation scores 1 without a call (the reference's rule); a user turn
 arrives with the poignancy and triple the live reply's own call returned; only an observation with neither
-costs one perception call. A fail-safe perception is never stored.
+costs one perception call. A fail-safe perception is never stored. A turn the guard held
+(``ella.memory.quarantine``) costs no call either: its words must not reach a model, so a rule scores it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ella.embeddings import Embedder
 from ella.llm.kinds import Perception
 from ella.llm.port import ModelPort
 from ella.memory.nodes import MemoryNodeDraft, NodeType, Perceptible, Triple, memory_node
+from ella.memory.quarantine import HELD_POIGNANCY, Hold, stand_in
+from ella.provenance import Provenance, by_rule, unrecorded
 
 log = logging.getLogger(__name__)
 
@@ -65,18 +68,40 @@ def is_repeat(description: str, recent: Sequence[str]) -> bool:
     return description in recent[:REPEAT_WINDOW]
 
 
-def perceived(port: ModelPort, user_id: str, description: str, given: Perceptible | None) -> Perceptible | None:
-    """Poignancy and triple of an observation: idle without a call, ``given`` when it came with the turn,
-    else one perception call; None on a fail-safe (a failure is never a memory)."""
+def perceived(
+    port: ModelPort,
+    user_id: str,
+    description: str,
+    given: Perceptible | None,
+    given_by: Provenance | None = None,
+) -> tuple[Perceptible, Provenance] | None:
+    """Poignancy and triple of an observation and what made them: idle without a call (the idle rule),
+    ``given`` when it came with the turn (``given_by``: the live reply's call), else one perception call; None
+    on a fail-safe (a failure is never a memory)."""
     if IDLE.search(description):
-        return Scored(score=1, subject=user_id, predicate="is", object="idle")
+        return Scored(score=1, subject=user_id, predicate="is", object="idle"), by_rule("idle_observation")
     if given is not None:
-        return given
+        return given, given_by or unrecorded("reply")
     result = port.call(Perception, {"name": user_id, "event": description}, user_id=user_id)
     if result.failsafe:
         log.warning("perception failed (%s): the observation is not stored", result.error[:200])
         return None
-    return result.value
+    return result.value, result.provenance
+
+
+def held_description(hold: str | None, user_id: str, text: str) -> str:
+    """What a held turn's memory says: a manipulation turn verbatim (it is kept for the record and shown to no
+    model), a boundary turn by Ella's stand-in line (it may be shown; the user's words may not)."""
+    if hold is None or Hold(hold) is Hold.MANIPULATION:
+        return text
+    return stand_in(hold, user_id)
+
+
+def held_perception(hold: str, user_id: str) -> tuple[Perceptible, Provenance]:
+    """The poignancy and triple of a held turn, by rule: no model sees its text, not even to score it."""
+    what = "a message Ella declined" if Hold(hold) is Hold.MANIPULATION else "something Ella kept a boundary on"
+    scored = Scored(score=HELD_POIGNANCY[Hold(hold)], subject=user_id, predicate="said", object=what)
+    return scored, by_rule("held_turn")
 
 
 def perceive(
@@ -89,13 +114,20 @@ def perceive(
     at: datetime,
     dedupe_key: str,
     given: Perceptible | None = None,
+    given_by: Provenance | None = None,
     source_message_id: str | None = None,
     conversation_id: int | None = None,
+    quarantine: str | None = None,
 ) -> MemoryNodeDraft | None:
-    """The node for one observation, or None when the model failed (then nothing is stored)."""
-    found = perceived(port, user_id, description, given)
-    if found is None:
+    """The node for one observation, or None when the model failed (then nothing is stored). The node's
+    provenance is the call that scored it: ``given_by`` for a ``given`` perception. A held turn
+    (``quarantine``) is scored by rule, with no call."""
+    scored = (
+        held_perception(quarantine, user_id) if quarantine else perceived(port, user_id, description, given, given_by)
+    )
+    if scored is None:
         return None
+    found, made_by = scored
     return memory_node(
         embedder,
         user_id=user_id,
@@ -107,4 +139,6 @@ def perceive(
         dedupe_key=dedupe_key,
         source_message_id=source_message_id,
         conversation_id=conversation_id,
+        provenance=made_by,
+        quarantine=quarantine,
     )
