@@ -24,6 +24,7 @@ from ella.llm.offline import OfflineProvider
 from ella.llm.port import ModelPort
 from ella.memory.nodes import Triple, memory_node
 from ella.memory.retrieval import rank_memories
+from ella.provenance import by_rule
 from models import MemoryNode, ModelBatchItem, StoryChapter, User
 from models.chapters import add_chapter, latest_chapter, latest_chapters
 from models.memory import insert_node, user_nodes
@@ -145,6 +146,7 @@ def add_node(user_id: str, text: str, *, kind: str = "thought", at: datetime = I
         poignancy=poignancy,
         dedupe_key=key or f"test:{user_id}:{text}",
         depth=depth,
+        provenance=by_rule("test_node"),
     )
     with session_scope() as s:
         node_id = insert_node(s, draft.columns())
