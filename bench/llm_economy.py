@@ -133,6 +133,7 @@ def worker_economy(fake: FakeAnthropic) -> dict[str, float]:
     env = {
         "ELLA_REDIS_URL": redis_url(),
         "ELLA_DATABASE_URL": url,
+        "ELLA_LLM_PROVIDER": "anthropic",
         "ANTHROPIC_API_KEY": "bench-key",
         "ANTHROPIC_BASE_URL": fake.base_url,
     }

@@ -51,7 +51,9 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.ledger.facts import NewFact as NewFact  # the plain value writers hand in, re-exported here
 from ella.ledger.rules import LIVE, FactConflict, Status, Tier, Writer, check_supersede, check_write, subject_range
+from ella.provenance import Provenance, by_operator, by_rule, unrecorded
 from models.base import Base, BigId, UTCDateTime, utcnow
+from models.provenance import Provenanced
 from models.user import User
 
 LIVE_SQL = "status IN ('active', 'contested')"
@@ -62,7 +64,7 @@ Key = String(200).with_variant(String(200, collation="C"), "postgresql")
 FOLLOWUP_SQL = "status = 'active' AND followup_after IS NOT NULL"
 
 
-class WorldFact(Base):
+class WorldFact(Provenanced, Base):
     __tablename__ = "world_facts"
     __table_args__ = (
         CheckConstraint(f"tier IN {tuple(t.value for t in Tier)}", name="tier_known"),
@@ -183,7 +185,18 @@ def fact_row(user_id: str, new: NewFact, writer: Writer, now: datetime) -> dict[
         "followup_after": new.followup_after,
         "followup_until": new.followup_until,
         "dedupe_key": new.dedupe_key,
+        **(new.made_by or writer_provenance(writer)).columns(),
     }
+
+
+def writer_provenance(writer: Writer) -> Provenance:
+    """What made a fact that came with no provenance of its own: the writer's rule (the anchors, the world's
+    clock, the resolver), the operator, or for a user's fact (always extracted by a call that says so) unknown."""
+    if writer == Writer.OPERATOR:
+        return by_operator("ledger")
+    if writer == Writer.USER:
+        return unrecorded("fact_extraction")
+    return by_rule(writer.value)
 
 
 def insert_fact(

@@ -138,7 +138,14 @@ class Settings(BaseSettings):
     log_json: bool | None = Field(None, description="JSON logs; unset means JSON in workers, text elsewhere.")
 
     llm_provider: Literal["auto", "offline", "anthropic"] = Field(
-        "auto", description="auto: the Anthropic SDK when an API key is set, else the offline engine."
+        "auto",
+        description="auto: the Anthropic SDK when an API key is set, else the offline engine - which workers and "
+        "beat refuse to run unless it is named (offline): see ``offline_refusal``.",
+    )
+    llm_request_log: Path | None = Field(
+        None,
+        description="Append every model request (kind, user, full prompt text) to this file as JSON lines. Holds "
+        "users' words: for tests, staging and audits only (ella.llm.recording).",
     )
     anthropic_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("ELLA_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
@@ -386,6 +393,30 @@ class Settings(BaseSettings):
         if self.llm_provider == "auto":
             return self.anthropic_api_key is not None
         return self.llm_provider == "anthropic"
+
+    @property
+    def llm_engine(self) -> str:
+        """The engine this process's prompts go to: ``anthropic`` or ``offline`` (``ella.provenance``)."""
+        return "anthropic" if self.uses_anthropic else "offline"
+
+    def offline_refusal(self) -> str | None:
+        """Why a worker or beat must not start with these settings, or None when it may.
+
+        Why: with ``auto`` and no key, the offline rule engine used to run silently, so a production stack with an
+        empty key answered, reflected, extracted facts and wrote chapters with rules, stored as Ella's inner life.
+        The offline engine is for the demo, ``ella chat`` and the tests, and they name it; a key that is missing
+        where ``anthropic`` is named is refused here too, before the first task fails on it.
+        """
+        if self.anthropic_api_key is not None or self.llm_provider == "offline":
+            return None
+        named = (
+            "ELLA_LLM_PROVIDER=anthropic" if self.llm_provider == "anthropic" else "ELLA_LLM_PROVIDER=auto (or unset)"
+        )
+        return (
+            f"{named} and no API key (ELLA_ANTHROPIC_API_KEY or ANTHROPIC_API_KEY): refusing to start on the "
+            "offline rule engine, which would store rule-made replies, thoughts and facts as Ella's inner life. "
+            "Set ELLA_ANTHROPIC_API_KEY, or ELLA_LLM_PROVIDER=offline to run the rule engine on purpose."
+        )
 
     def deprecated_models(self) -> dict[str, str]:
         """tier -> warning, for every configured model the installed anthropic SDK lists as deprecated."""

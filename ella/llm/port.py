@@ -16,9 +16,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast, overload
 
 from ella.llm.kinds import KINDS, KindOutput, OutputError, clean, parse_output
-from ella.llm.prompts import build_request
+from ella.llm.prompts import build_request, prompt_version
 from ella.llm.sampling import Sampling, accepts_sampling, sampling_table
 from ella.llm.types import Block, CompletionRequest, ModelError, PermanentModelError, Provider, Turn, Usage
+from ella.provenance import UNKNOWN, Provenance
 
 T = TypeVar("T", bound=KindOutput)
 
@@ -48,6 +49,13 @@ class ModelResult(Generic[T]):
     model: str
     usage: Usage = field(default_factory=Usage)
     error: str = ""
+    engine: str = UNKNOWN  # the provider that answered (``anthropic``, ``offline``); a test double's own name
+    prompt_version: str = ""  # ``ella.llm.prompts.prompt_version`` of the kind when it was asked
+
+    @property
+    def provenance(self) -> Provenance:
+        """What made this result, for every row stored from it (``ella.provenance``)."""
+        return Provenance(self.engine, self.model, self.kind, self.prompt_version or prompt_version(self.kind))
 
 
 @contextmanager
@@ -182,6 +190,7 @@ class ModelPort:
         )
         total = Usage()
         last_error = ""
+        version = prompt_version(kind)
         for attempt in range(1, self.max_repairs + 2):
             started = time.perf_counter()
             try:
@@ -216,7 +225,9 @@ class ModelPort:
                 attempt,
                 model=completion.model,
             )
-            return ModelResult(kind, value, False, attempt, completion.model, total)
+            return ModelResult(
+                kind, value, False, attempt, completion.model, total, engine=self.provider.name, prompt_version=version
+            )
         return ModelResult(
             kind,
             cast(T, output.failsafe({**variables, **context})),
@@ -225,6 +236,8 @@ class ModelPort:
             request.model,
             total,
             last_error,
+            engine=self.provider.name,
+            prompt_version=version,
         )
 
     @staticmethod
