@@ -142,7 +142,7 @@ def show_inner_life(console: Console, settings: Settings, user_id: str) -> None:
             s.scalars(
                 select(WorldFact)
                 .where(WorldFact.user_id == user_id, WorldFact.followup_after.is_not(None))
-                .where(WorldFact.status == "active")
+                .where(WorldFact.status.in_(["active", "retired"]))
                 .order_by(WorldFact.id)
             )
         )
@@ -190,6 +190,10 @@ def show_inner_life(console: Console, settings: Settings, user_id: str) -> None:
         if (n.dedupe_key or "").startswith("plan:"):
             plans.add_row(f"planning thought #{n.id}", _short(n.description))
     for f in dated:
+        if f.status == "retired":  # the user told how it went: nothing looks forward to it (ella.ledger.consolidation)
+            told = f"{f.object!r}: {f.status_note or 'retired'}: {f.outcome or '-'}"
+            plans.add_row(f"retired (fact #{f.id})", _short(told, 110))
+            continue
         window = f"{f.followup_after:%a %d %b}" if f.followup_after else "-"
         plans.add_row(f"follow-up (fact #{f.id})", _short(f"ask about {f.object!r}: window opens {window}"))
     for c in candidates:

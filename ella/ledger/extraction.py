@@ -3,7 +3,9 @@
 Why a gate: extraction is one model call per user turn, and most turns of a chat ("haha", "that's so nice",
 "what about you?") say nothing about the speaker. A fact about the user is, with rare exceptions, said in the
 first person ("my sister", "I start Monday", "we moved"), so a turn without any first-person word is skipped.
-The cost of a miss is small (the next turn that mentions it is read); the saving is most small talk.
+The cost of a miss is small (the next turn that mentions it is read); the saving is most small talk. The one
+exception read anyway is an outcome ("The interview went great!"): it retires the user's event, and missing it
+leaves Ella looking forward to the past.
 
 Why the placement rule lives here: "the same fact twice is stored once; a newer claim of the user supersedes
 their own older claim on the same subject and predicate" is a decision about plain values (the new fact and
@@ -33,8 +35,17 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|w
 SUPERSEDE_REASON = "the user said otherwise later"
 
 
+# An outcome is often told without a first-person word ("The interview went great!", "it got cancelled"), and
+# it is what retires a live event (``ella.ledger.consolidation``): such a turn is read too.
+_OUTCOME = re.compile(
+    r"\b(?:went|passed|failed|aced|nailed|bombed|cancell?ed|called off|happened|is over|was over|turned out|"
+    r"fell through)\b"
+)
+
+
 def worth_extracting(text: str) -> bool:
-    return _FIRST_PERSON.search(text.casefold().replace("\u2019", "'")) is not None
+    said = text.casefold().replace("\u2019", "'")
+    return _FIRST_PERSON.search(said) is not None or _OUTCOME.search(said) is not None
 
 
 def followup_window(event_day: date, zone: ZoneInfo, days: float) -> tuple[datetime, datetime]:

@@ -274,7 +274,7 @@ RELATION_WORDS = (
 FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, str, str]], str]] = [
     (
         re.compile(
-            r"\bmy (sister|brother|mom|mother|dad|father|partner|friend|dog|cat|boss)(?:'s name)? is "
+            rf"\bmy ({RELATION_WORDS})(?:'s name)? is "
             r"((?-i:[A-Z][\w'-]+)(?: (?-i:[A-Z][\w'-]+))?|[\w'-]+)",
             re.IGNORECASE,
         ),
