@@ -2,9 +2,10 @@
 
 Why a module of its own: two tasks make replies the same way (``ella.ingest_message`` for users and the
 nightly ``ella.boundary_regression`` for its synthetic user), and a task module never imports another.
-Loading is here (the user's row first, in a write transaction; then the lazy world, ``workers.world_cache``,
-which touches no database while its watermarks are fresh; then the history, memory nodes, the ledger's live facts
-and the self-log in one autocommit read); the decisions are in ``ella.reply``.
+Loading is here (the lazy world, ``workers.world_cache``, which touches no database while its watermarks are
+fresh and otherwise ticks in one write transaction that first makes sure of the user's row; then the history,
+memory nodes, the ledger's live facts and the self-log in one autocommit read, the prose parts only for a
+provider that reads prose); the decisions are in ``ella.reply``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from models.ledger import current
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
 from models.user import User, touch_user
-from workers.db import autocommit_scope, session_scope
+from workers.db import autocommit_scope
 from workers.embedding_cache import shared_embedder
 from workers.llm import get_port
 from workers.memory_cache import user_memory
@@ -68,24 +69,36 @@ def disclosure_policy(settings: Settings) -> DisclosurePolicy:
     return DisclosurePolicy(settings.ai_disclosure, continuing_interval=interval, minor_break_interval=interval)
 
 
-def load_reply_context(payload: IngestPayload, now: datetime) -> ReplyContext:
+def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True) -> ReplyContext:
     """What the reply model is shown of this user: history, memory nodes, world brief, recent thoughts, and
     where the two of them are (the current arc and the latest chapter: the cached system side); and the lazy
-    world's values the brief was written from, which the offline engine's rules read instead of the brief's text."""
+    world's values the brief was written from, which the offline engine's rules read instead of the brief's text.
+
+    ``prose=False`` (a provider whose ``reads_prose`` is False: the offline engine) leaves out the three parts
+    that are prose for a model (the brief, the self-log, the relationship block): its rules read none of them,
+    and their four queries were a third of what the context costs a reply. The rest is loaded the same way.
+    """
     settings = get_settings()
     user_id = payload.user_id
-    with session_scope() as session:  # a write transaction: the user's row (a world's facts refer to it)
-        touch_user(session, user_id, payload.sent_at, new_user_defaults(settings))
     # The lazy world: fresh subjects cost one Redis read and no database; a stale one is ticked once (a new
     # world is anchored, the clock rolls on) and written to the ledger, which the brief below reads, canon first.
-    world = read_world(user_id, now, tone=tone_of([payload.text]))
+    # The user's row, which a world's facts refer to, is made sure of in the tick's own transaction: a warm read
+    # writes nothing (storing the turn touches the row anyway).
+    defaults = new_user_defaults(settings)
+    world = read_world(user_id, now, tone=tone_of([payload.text]),
+                       prepare=lambda session: touch_user(session, user_id, payload.sent_at, defaults))  # fmt: skip
     with autocommit_scope() as session:
+        brief = thoughts = relationship = ""
+        if prose:
+            brief = world_brief(current(session, user_id), settings.world_brief_max_tokens)
+            thoughts = recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply))
+            relationship = relationship_block(current_arc(session, user_id), latest_chapter(session, user_id))
         return ReplyContext(
             history=open_conversation_history(session, user_id, at=payload.sent_at),
             nodes=user_memory(session, user_id, shared_embedder()),
-            world_brief=world_brief(current(session, user_id), settings.world_brief_max_tokens),
-            recent_thoughts=recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply)),
-            relationship=relationship_block(current_arc(session, user_id), latest_chapter(session, user_id)),
+            world_brief=brief,
+            recent_thoughts=thoughts,
+            relationship=relationship,
             world={subject: entry.value for subject, entry in world.entries.items()},
         )
 
@@ -143,12 +156,14 @@ def answer(payload: IngestPayload, final_attempt: bool, *, synthetic: bool = Fal
     user row, world fact or usage row is written.
     """
     now = datetime.now(UTC)
+    port = get_port()
     if synthetic:
         load_context = lambda: synthetic_reply_context(payload.user_id, now)  # noqa: E731
     else:
-        load_context = lambda: load_reply_context(payload, now)  # noqa: E731
+        prose = bool(getattr(port.provider, "reads_prose", True))
+        load_context = lambda: load_reply_context(payload, now, prose)  # noqa: E731
     return respond(
-        unrecorded(get_port()) if synthetic else get_port(),
+        unrecorded(port) if synthetic else port,
         shared_embedder(),
         payload,
         now,

@@ -100,6 +100,7 @@ class WorldRead:
 
 
 SessionScope = Callable[[], AbstractContextManager[Session]]
+Prepare = Callable[[Session], object]  # what a tick's transaction does first (``LazyWorldCache.read``)
 
 
 def _default_scope() -> AbstractContextManager[Session]:
@@ -139,15 +140,20 @@ class LazyWorldCache:
         entries = {s: Entry.decode(s, v) for s, v in raw.items() if s in subjects}
         return {s: e for s, e in entries.items() if e is not None}, raw.get(GENERATION, "0")
 
-    def read(self, user_id: str, now: datetime | None = None, tone: str | None = None) -> WorldRead:
-        """Every world subject of the user at ``now``: from the cache when fresh, else ticked once."""
+    def read(
+        self, user_id: str, now: datetime | None = None, tone: str | None = None, prepare: Prepare | None = None
+    ) -> WorldRead:
+        """Every world subject of the user at ``now``: from the cache when fresh, else ticked once.
+
+        ``prepare``: run in the tick's transaction before the tick, and only when there is one (the reply makes
+        sure of the user's row there, which a tick's facts refer to: a warm read writes nothing at all)."""
         now = now or datetime.now(UTC)
         subjects = [t.subject for t in world.tickers()]
         try:
             entries, generation = self._snapshot(user_id)
         except redis.RedisError as exc:
             log.warning("world cache unavailable (%s): reading the ledger", exc)
-            return self._from_ledger(user_id, now, tone, subjects, {}, None)
+            return self._from_ledger(user_id, now, tone, subjects, {}, None, prepare)
         stale = stale_subjects(subjects, entries, now)
         if not stale:
             return WorldRead(user_id, entries, warm=True)
@@ -157,16 +163,16 @@ class LazyWorldCache:
             acquired = lock.acquire()
         except redis.RedisError as exc:
             log.warning("world lock unavailable (%s): ticking without it", exc)
-            return self._from_ledger(user_id, now, tone, stale, entries, None)
+            return self._from_ledger(user_id, now, tone, stale, entries, None, prepare)
         if not acquired:
             log.warning("world lock of %s held past %.0f s: ticking without it", user_id, self.wait_s)
-            return self._from_ledger(user_id, now, tone, stale, entries, generation)
+            return self._from_ledger(user_id, now, tone, stale, entries, generation, prepare)
         try:
             entries, generation = self._snapshot(user_id)  # the winner before us may have ticked everything
             stale = stale_subjects(subjects, entries, now)
             if not stale:
                 return WorldRead(user_id, entries, warm=False)
-            return self._from_ledger(user_id, now, tone, stale, entries, generation)
+            return self._from_ledger(user_id, now, tone, stale, entries, generation, prepare)
         finally:
             try:
                 lock.release()
@@ -181,10 +187,13 @@ class LazyWorldCache:
         stale: list[str],
         entries: dict[str, Entry],
         generation: str | None,
+        prepare: Prepare | None = None,
     ) -> WorldRead:
         """Tick or rebuild ``stale`` from the ledger, then cache them unless the hash was invalidated meanwhile
         (``generation`` is the one seen before the ledger was read; None: Redis is down, cache nothing)."""
         with self.scope() as session:
+            if prepare is not None:
+                prepare(session)
             session.info[_TICKING] = True  # its own writes are what it caches: they invalidate nothing
             fresh, ticked, rebuilt = refresh(session, user_id, now, tone, stale)
         with self._count_lock:
@@ -274,10 +283,13 @@ def get_world_cache() -> LazyWorldCache:
         return _cache
 
 
-def read_world(user_id: str, now: datetime | None = None, tone: str | None = None) -> WorldRead:
+def read_world(
+    user_id: str, now: datetime | None = None, tone: str | None = None, prepare: Prepare | None = None
+) -> WorldRead:
     """The lazy world of one user, as the reply and the proactive jobs read it: fresh subjects from Redis with
-    no database, stale ones ticked once (``tone``: ``ella.world.tickers.tone_of`` of the recent messages)."""
-    return get_world_cache().read(user_id, now, tone)
+    no database, stale ones ticked once (``tone``: ``ella.world.tickers.tone_of`` of the recent messages;
+    ``prepare``: see ``LazyWorldCache.read``)."""
+    return get_world_cache().read(user_id, now, tone, prepare)
 
 
 # --- invalidation: a ledger write to a world subject drops its cached value after the commit ----------------

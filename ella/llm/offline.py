@@ -554,6 +554,9 @@ class OfflineProvider:
     # Its live reply reads the reply's context by rule (``ella.offline_reply.grounded_reply``): the memories it was
     # given, the lazy world, and its own turns of this conversation (so that it retells a memory once).
     reads_context = True
+    # The world brief, the self-log and the relationship block are prose for a model: its rules read the lazy
+    # world's values instead, and nothing of the other two, so the loader leaves all three out (four queries).
+    reads_prose = False
 
     def complete(self, request: CompletionRequest) -> Completion:
         v = request.variables
