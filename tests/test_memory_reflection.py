@@ -75,7 +75,7 @@ def test_reflection_writes_thoughts_that_cite_real_nodes_and_resets_the_counter(
         cited = json.loads(thought.evidence)
         assert cited and all(c in by_id and by_id[c].user_id == "refl" for c in cited)
         assert thought.depth == 1 + max(by_id[c].depth for c in cited)
-        assert thought.expires_at - thought.created_at == timedelta(days=30)
+        assert thought.expires_at is None  # an insight never expires (ella.memory.plans)
         assert thought.subject and thought.predicate and 1 <= thought.poignancy <= 10
     assert trigger("refl") == 10
     assert {e.id for e in events} >= {c for t in got for c in json.loads(t.evidence)}

@@ -14,7 +14,6 @@ from ella.embeddings import HashingEmbedder
 from ella.llm.port import ModelPort
 from ella.llm.types import CompletionRequest
 from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts
-from ella.memory.nodes import THOUGHT_TTL
 from ella.memory.perceive import perceive
 from ella.memory.reflection import reflect
 from ella.memory.retrieval import DEFAULT_WEIGHTS
@@ -73,7 +72,7 @@ def test_a_failsafe_perception_makes_no_node():
     assert draft is None
 
 
-def test_a_thought_sits_one_level_above_its_deepest_evidence_and_expires():
+def test_a_thought_sits_one_level_above_its_deepest_evidence_and_never_expires():
     nodes = [Node(1, "Sam dreads Monday at work", depth=2), Node(2, "Sam's boss shouts at work"), Node(3, "cats")]
     reflection = reflect(
         port(scripted_reflection), EMBEDDER, user_id="sam", recent_newest_first=["a", "b"], nodes=nodes, now=NOW,
@@ -84,7 +83,7 @@ def test_a_thought_sits_one_level_above_its_deepest_evidence_and_expires():
     cited = json.loads(draft.columns()["evidence"])
     assert len(cited) == 2 and set(cited) <= {1, 2, 3}
     assert draft.depth == 1 + max(n.depth for n in nodes if n.id in cited)
-    assert draft.expires_at == NOW + THOUGHT_TTL and draft.poignancy == 7
+    assert draft.expires_at is None and draft.poignancy == 7
     assert draft.dedupe_key == "reflect:r1:0:0" and reflection.accessed
 
 
