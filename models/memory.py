@@ -30,7 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from ella.memory.plans import PLAN_KEY_PREFIX
+from ella.memory.plans import PLAN_KEY_PREFIX, about_event
 from ella.memory.quarantine import Hold
 from ella.memory.retrieval import NodeRow
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
@@ -245,3 +245,21 @@ def expire_plans_before(session: Session, user_id: str, started_at: datetime, cl
         .values(expires_at=closed_at)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def expire_plans_about(session: Session, user_id: str, event: str, at: datetime) -> int:
+    """The user's live plans that follow up on ``event`` (a fact just retired because it happened) expire at
+    ``at``: the outcome is told (``ella.memory.plans.about_event``). The number expired."""
+    live = session.execute(
+        select(MemoryNode.id, MemoryNode.description).where(
+            MemoryNode.user_id == user_id,
+            MemoryNode.node_type == "thought",
+            MemoryNode.dedupe_key.like(f"{PLAN_KEY_PREFIX}%"),
+            or_(MemoryNode.expires_at.is_(None), MemoryNode.expires_at > at),
+            MemoryNode.created_at <= at,
+        )
+    ).all()
+    stale = [node_id for node_id, description in live if about_event(description, event)]
+    if stale:
+        session.execute(update(MemoryNode).where(MemoryNode.id.in_(stale)).values(expires_at=at))
+    return len(stale)

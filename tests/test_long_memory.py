@@ -299,3 +299,48 @@ def test_the_migration_lets_insights_last_expires_old_plans_by_their_next_conver
     assert str(rows["plan:1"].expires_at)[:16] == str(second_close.replace(tzinfo=None))[:16]
     assert rows["plan:3"].expires_at is None  # its next conversation has not closed yet
     assert rows["perceive:inj"].quarantine == "manipulation" and message_hold == "manipulation"
+
+
+def test_a_plan_to_ask_how_an_event_went_goes_stale_when_the_user_tells_the_outcome(migrated_db):
+    """The interview's fact is retired with its outcome, and with it the plan to ask how it went: neither the
+    digest nor a reply asks about an outcome already told; a plan about something else stays."""
+    from models import User
+    from models.memory import insert_node
+    from tasks.ledger import extract_facts
+    from workers.db import session_scope
+
+    user = f"told-{uuid.uuid4().hex[:8]}"
+    monday = datetime(2026, 11, 30, 9, tzinfo=UTC)
+    with session_scope() as s:
+        s.add(User(id=user, timezone="UTC", created_at=monday - timedelta(days=3)))
+    embedder = HashingEmbedder()
+    from ella.memory.nodes import Triple, memory_node
+
+    def plan(key: str, text: str) -> None:
+        draft = memory_node(
+            embedder,
+            user_id=user,
+            node_type="thought",
+            description=f"For Ella's planning: {text}",
+            at=monday - timedelta(days=1),
+            triple=Triple("Ella", "will ask", user),
+            poignancy=4,
+            dedupe_key=f"plan:{key}",
+            provenance=by_rule("test"),
+            expires_at=monday + timedelta(days=3),
+        )
+        with session_scope() as s:
+            insert_node(s, draft.columns())
+
+    def extract(text: str, at: datetime) -> dict[str, int]:
+        kwargs = {"user_id": user, "message_id": uuid.uuid4().hex, "text": text, "sent_at": at.isoformat()}
+        return extract_facts.apply(kwargs=kwargs).get()
+
+    assert extract("I have a job interview on Monday", monday - timedelta(days=1)) == {"appended": 1}
+    plan(f"{user}-1", f"after Monday, ask {user} how the interview went.")
+    plan(f"{user}-2", f"next time, check in with {user} about the cello.")
+    told = monday + timedelta(hours=8)
+    assert extract("The interview went great! They want me back", told) == {"retired": 1}
+    expiry = {n.dedupe_key: n.expires_at for n in user_nodes(user)}
+    assert expiry[f"plan:{user}-1"] <= datetime.now(UTC)  # stale once the outcome was told (at the extraction)
+    assert expiry[f"plan:{user}-2"] == monday + timedelta(days=3)  # untouched
