@@ -97,7 +97,14 @@ def port_economy(fake: FakeAnthropic) -> dict[str, float]:
     for turn, text in enumerate(USER_TURNS, start=1):
         result = port.call(
             Reply,
-            {"name": "Sam", "message": text, "memories": MEMORIES, "reflections": THOUGHTS},
+            {
+                "name": "Sam",
+                "message": text,
+                "memories": MEMORIES,
+                "reflections": THOUGHTS,
+                "today": "2026-11-30 (Monday)",
+                "known": KNOWN,
+            },
             user_id="sam",
             world_brief=WORLD_BRIEF,
             history=history,
@@ -248,6 +255,13 @@ DAY_CONVERSATIONS = (USER_TURNS[:7], USER_TURNS[7:14], USER_TURNS[14:])  # a 20-
 BATCHED_KINDS = ("digest", "chapter_distillation", "relationship_arc")  # sent through Message Batches (tasks/jobs)
 PER_DAY = {"digest": 1.0, "chapter_distillation": 1 / 7, "relationship_arc": 1 / 30}  # beat's schedule: daily,
 # weekly, monthly
+# The user's facts a reply shows with their ids (the volatile input: ``ella.ledger.consolidation.in_view``).
+KNOWN = [
+    {"id": 12, "subject": "user", "predicate": "has_upcoming", "object": "job interview at the city museum",
+     "event_day": "2026-12-03 (Thursday), still ahead"},
+    {"id": 14, "subject": "user.sister", "predicate": "name", "object": "Maya"},
+    {"id": 15, "subject": "user.dog", "predicate": "name", "object": "Biscuit"},
+]  # fmt: skip
 WEEK_MEMOS = [
     "Ella talked with Sam about the museum interview on Thursday; Sam is nervous about the portfolio part.",
     "Ella heard that Maya helped Sam rehearse; Sam felt a bit more ready afterwards.",
@@ -276,14 +290,17 @@ def day_economy(fake: FakeAnthropic) -> dict[str, float]:
     conversations (hours apart), and the prefixes every user shares (persona and instructions) are warmed first by
     another user's call, as they are at scale. Batched kinds are priced at the batch rate with no cache credit
     (a batch's cache hits are best effort). How often each kind runs:
-    - reply: each message; fact extraction: each message its gate lets through (``worth_extracting``, as the
-      ledger task decides); perception: none (the reply's own call perceives the turn);
-    - memo and planning thought: each conversation's close;
+    - reply: each message, reading the turn for facts against the user's facts shown with their ids (extraction
+      folded into its call, ``Reply.facts``); perception: none (the reply's own call perceives the turn);
+    - fact extraction: none in the day. A turn gets a call of its own only when the reply could not read it (a
+      canned or fallback turn) or read it against facts an earlier turn stored meanwhile (a lagging back end,
+      ``tasks.ledger.extract_facts``): how often depends on pace (``bench/model_calls.py`` measures it), so the
+      price of one such turn is printed instead;
+    - the memo and the planning thought: one call (``conversation_note``) at each conversation's close;
     - reflection (focal points, then insights per focal point): as often as the day's poignancy drains the
       importance trigger (the offline engine's poignancy of each message, against ``importance_trigger_max``);
     - digest daily, chapter weekly, arc monthly, batched.
     """
-    from ella.ledger.extraction import worth_extracting
     from ella.llm.kinds import KINDS
     from ella.llm.offline import poignancy_score
     from ella.memory.reflection import FOCAL_INPUT, FOCAL_POINTS, RETRIEVE_PER_FOCAL
@@ -320,10 +337,9 @@ def day_economy(fake: FakeAnthropic) -> dict[str, float]:
     def warm_shared_prefixes() -> None:
         """Another user's call of each live kind: the persona-and-instructions prefix is warm at scale."""
         for kind, variables in (
-            ("reply", {"name": "Kim", "message": "hi", "memories": [], "reflections": ""}),
-            ("fact_extraction", {"name": "Kim", "message": "hi", "today": "2026-11-30 (Monday)"}),
-            ("memo", {"name": "Kim", "transcript": ["Kim: hi"]}),
-            ("planning_thought", {"name": "Kim", "transcript": ["Kim: hi"], "today": "2026-11-30"}),
+            ("reply", {"name": "Kim", "message": "hi", "memories": [], "reflections": "", "known": []}),
+            ("fact_extraction", {"name": "Kim", "message": "hi", "today": "2026-11-30 (Monday)", "known": []}),
+            ("conversation_note", {"name": "Kim", "transcript": ["Kim: hi"], "today": "2026-11-30"}),
         ):
             port.call(kind, _filled(kind, variables), user_id="kim")
         del records[:]
@@ -337,18 +353,21 @@ def day_economy(fake: FakeAnthropic) -> dict[str, float]:
         for text in turns:
             ask(
                 "reply",
-                {"name": "Sam", "message": text, "memories": MEMORIES, "reflections": THOUGHTS},
+                {"name": "Sam", "message": text, "memories": MEMORIES, "reflections": THOUGHTS,
+                 "today": "2026-11-30 (Monday)", "known": KNOWN},
                 world_brief=WORLD_BRIEF,
                 history=history,
-            )
+                context={"known_ids": [k["id"] for k in KNOWN]},
+            )  # fmt: skip
             history += [("user", text), ("assistant", "That sounds like a lot. How are you feeling about it?")]
-            if worth_extracting(text):
-                ask("fact_extraction", {"name": "Sam", "message": text, "today": "2026-11-30 (Monday)"})
             poignancy += poignancy_score(text)
             statements.append(f"Sam said: {text}")
         transcript = [f"{'Sam' if role == 'user' else 'Ella'}: {line}" for role, line in history]
-        ask("memo", {"name": "Sam", "transcript": transcript})
-        ask("planning_thought", {"name": "Sam", "transcript": transcript, "today": "2026-11-30"})
+        ask("conversation_note", {"name": "Sam", "transcript": transcript, "today": "2026-11-30"})
+    # What one turn costs that the reply could not read for facts: its own extraction call (not in the day's sum).
+    ask("fact_extraction", {"name": "Sam", "message": USER_TURNS[-1], "today": "2026-11-30 (Monday)", "known": KNOWN},
+        context={"known_ids": [k["id"] for k in KNOWN]})  # fmt: skip
+    reread, _ = spent.pop("fact_extraction"), calls.pop("fact_extraction")
     reflections = poignancy / settings.importance_trigger_max
     recent = (statements * (FOCAL_INPUT // len(statements) + 1))[:FOCAL_INPUT]
     ask("focal_points", {"name": "Sam", "statements": recent, "n": FOCAL_POINTS}, reflections)
@@ -386,7 +405,7 @@ def day_economy(fake: FakeAnthropic) -> dict[str, float]:
     floor = spent["reply"]
     total = sum(spent.values())
     inner = total - floor
-    job = {"extraction": ("fact_extraction",), "close (memo+plan)": ("memo", "planning_thought"),
+    job = {"extraction": ("fact_extraction",), "close (memo+plan)": ("memo", "planning_thought", "conversation_note"),
            "reflection": ("focal_points", "insights"), "digest": ("digest",), "chapters": ("chapter_distillation",),
            "arcs": ("relationship_arc",), "perception": ("perception",)}  # fmt: skip
     by_job = {name: sum(spent.get(k, 0.0) for k in kinds) for name, kinds in job.items()}
@@ -401,6 +420,8 @@ def day_economy(fake: FakeAnthropic) -> dict[str, float]:
     dominant = max(by_job, key=lambda name: by_job[name])
     print("inner life by job: " + ", ".join(f"{n} ${v:.4f}" for n, v in sorted(by_job.items(), key=lambda i: -i[1])))
     print(f"dominated by: {dominant} ({by_job[dominant] / inner:.0%} of the inner life)")
+    print(f"fact extraction: folded into the reply; a turn read again by its own call costs ${reread:.5f} "
+          f"({reread / (floor / 20):.0%} of a reply)")  # fmt: skip
     print(cache_padding_verdicts(port, tiers, cached_kinds))
     return {
         "usd_per_active_user_day": round(total, 5),
@@ -409,6 +430,7 @@ def day_economy(fake: FakeAnthropic) -> dict[str, float]:
         "inner_life_share_of_floor": round(inner / floor, 3),
         "inner_life_dominated_by": dominant,
         "day_calls": round(sum(calls.values()), 2),
+        "usd_per_turn_extracted_by_its_own_call": round(reread, 6),
     }
 
 

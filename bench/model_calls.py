@@ -2,8 +2,12 @@
 
 One user talks to Ella through the broker and a real worker on every queue (offline engine; the usage
 ledger records every port call exactly as it would Claude's): 4 conversations a day for 7 days, ~7 messages
-each, the gaps closing conversations (memo and planning thoughts), poignant turns draining the trigger
-(reflections). The reference design makes about 3 calls per event and about 50 per reflection.
+each, the gaps closing conversations (the memo and the planning thought, one call), poignant turns draining the
+trigger (reflections). The reference design makes about 3 calls per event and about 50 per reflection.
+All 200 messages are sent at once, so the replies run ahead of the ledger work: the reply reads each turn for
+facts (extraction folded into its call), and a turn whose reply ran before an earlier turn's fact was stored is
+read again by an extraction call of its own when its words could retire that fact (``tasks.ledger``). Those are
+the ``fact_extraction`` calls left.
 The last line is JSON.
 """
 

@@ -170,6 +170,7 @@ JOB_OF_KIND: dict[str, str] = {
     "insights": "memory",
     "memo": "memory",
     "planning_thought": "memory",
+    "conversation_note": "memory",
     "fact_extraction": "ledger",
     "contested_verdict": "contested resolution",
     "notification_body": "notifications",

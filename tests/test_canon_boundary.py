@@ -109,7 +109,8 @@ def test_the_assembled_reply_prompt_keeps_the_users_claims_out_of_the_world_fact
         fact("observed", "ellahome.garden", "has", "a fox at dusk", 0.8),
         fact("inferred", "user", "likes", "strong tea", 0.5),
     ]
-    variables = {"name": "Sam", "memories": [], "reflections": "", "message": "love your blue door!"}
+    variables = {"name": "Sam", "memories": [], "reflections": "", "message": "love your blue door!", "today": "",
+                 "known": []}  # fmt: skip
     request = build_request("reply", variables, model="m", tier="live_reply", world_brief=world_brief(facts))
     system = [block.text for block in request.system]
     (facts_block,) = [text for text in system if text.startswith(HEADING)]

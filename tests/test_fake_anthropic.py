@@ -92,6 +92,22 @@ def test_answers_the_kind_found_in_the_prompt(fake: FakeAnthropic) -> None:
     assert ask(api, '<task kind="no_such_kind">?</task>').content[0].text == PLAIN_ANSWER
 
 
+def test_the_reply_answer_carries_its_fact_statements_and_the_close_answer_both_notes(fake: FakeAnthropic) -> None:
+    """The shapes the app now asks for, through the real SDK and the app's own parser: a reply that read the turn
+    for facts (extraction folded into it) and one closing call with the memo, the plan and the plan's day."""
+    from ella.llm.anthropic_provider import AnthropicProvider
+    from ella.llm.port import ModelPort
+    from workers.settings import Settings
+
+    port = ModelPort(AnthropicProvider("k", fake.base_url, timeout=5, max_retries=0), Settings().model_tiers)
+    reply = port.call("reply", {"name": "Sam", "message": "I have an interview on Thursday", "memories": [],
+                                "reflections": "", "today": "2026-11-30 (Monday)", "known": []})  # fmt: skip
+    assert not reply.failsafe and reply.value.facts and reply.value.facts[0].event_date is not None
+    note = port.call("conversation_note", {"name": "Sam", "transcript": ["Sam: hi"], "today": "2026-11-30"})
+    assert not note.failsafe and note.value.memo and note.value.plan and note.value.until is not None
+    assert [r["body"]["system"][0]["text"].count('<task kind="') for r in fake.message_requests] == [1, 1]
+
+
 def test_responder_and_scripted_text_override_the_answer(fake: FakeAnthropic) -> None:
     api = client(fake)
     fake.responder = lambda body: "custom: " + body["messages"][-1]["content"]

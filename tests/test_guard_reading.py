@@ -179,11 +179,12 @@ def test_a_reply_written_before_the_reading_existed_still_validates_as_none():
 def test_the_reply_prompt_asks_for_the_reading_and_the_offline_engine_reads_none():
     """The offline engine has no reading of its own: on it this stage is absent (the README says so)."""
     port = ModelPort(OfflineProvider(), Settings().model_tiers, max_repairs=0)
-    result = port.call(Reply, {"name": "Sam", "message": "kms", "memories": [], "reflections": ""})
+    variables = {"name": "Sam", "message": "kms", "memories": [], "reflections": "", "today": "", "known": []}
+    result = port.call(Reply, variables)
     assert (result.value.risk, result.value.boundary) == ("none", "none")
     provider = Scripted(reading_model())
     ModelPort(provider, Settings().model_tiers, max_repairs=0).call(
-        Reply, {"name": "Sam", "message": "hi", "memories": [], "reflections": ""}
+        Reply, {"name": "Sam", "message": "hi", "memories": [], "reflections": "", "today": "", "known": []}
     )
     system = "".join(block.text for block in provider.requests[0].system)
     assert '"risk":"none"' in system and '"boundary":"none"' in system and '"kms"' in system

@@ -96,19 +96,32 @@ def test_a_failed_focal_point_call_is_no_reflection():
     assert reflection is None
 
 
-def test_a_closed_conversation_leaves_a_chat_and_thoughts_that_cite_it_and_a_failed_memo_leaves_none():
+def test_a_closed_conversation_leaves_a_chat_and_both_notes_from_one_call_and_a_failed_call_leaves_neither():
+    asked: list[str] = []
+
     def answer(request: CompletionRequest) -> str:
-        if request.kind == "memo":
+        asked.append(request.kind)
+        if len(asked) == 1:
             return "TOKEN LIMIT EXCEEDED"
-        return json.dumps({"plan": "ask Sam how the interview went", "perception": PERCEIVED})
+        memo = {"memo": "talked with Sam about the interview.", "memo_perception": PERCEIVED}
+        plan = {"plan": "ask Sam how the interview went", "plan_perception": PERCEIVED, "until": "2026-12-04"}
+        return json.dumps(memo | plan)
 
     transcript = ["sam: I have an interview on Thursday", "Ella: Good luck!"]
     chat = chat_node(
         EMBEDDER, user_id="sam", conversation_id=9, closed_at=NOW, transcript=transcript, turn_poignancy=[3, 6]
     )
     assert chat.poignancy == 6 and chat.keywords == () and json.loads(chat.evidence) == transcript
+    failed = closing_notes(port(answer), "sam", transcript)
+    assert failed.memo is None and failed.plan is None  # a fail-safe is never half a note
+    assert closing_thoughts(EMBEDDER, failed, user_id="sam", conversation_id=9, chat_id=41, closed_at=NOW) == []
     notes = closing_notes(port(answer), "sam", transcript)
-    assert notes.memo is None and notes.plan is not None
+    assert asked == ["conversation_note", "conversation_note"]  # one call a close, not a memo and a plan
+    assert notes.plan is not None and str(notes.plan.until) == "2026-12-04"
     drafts = closing_thoughts(EMBEDDER, notes, user_id="sam", conversation_id=9, chat_id=41, closed_at=NOW)
-    assert [d.description for d in drafts] == ["For Ella's planning: ask Sam how the interview went"]
-    assert json.loads(drafts[0].evidence) == [41] and drafts[0].dedupe_key == "plan:9"
+    assert [d.description for d in drafts] == [
+        "Ella talked with Sam about the interview.",
+        "For Ella's planning: ask Sam how the interview went",
+    ]
+    assert [json.loads(d.evidence) for d in drafts] == [[41], [41]]
+    assert [d.dedupe_key for d in drafts] == ["memo:9", "plan:9"]

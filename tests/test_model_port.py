@@ -36,7 +36,14 @@ def test_the_prompt_is_assembled_in_the_seeds_order_with_the_stable_prefix_cache
     history = [("user", "Hi Ella"), ("assistant", "Hi! How are you?")]
     port.call(
         "reply",
-        {"name": "Sam", "message": "I'm nervous about Thursday", "memories": ["Sam likes tea"], "reflections": ""},
+        {
+            "name": "Sam",
+            "message": "I'm nervous about Thursday",
+            "memories": ["Sam likes tea"],
+            "reflections": "",
+            "today": "2026-11-29 (Sunday)",
+            "known": [],
+        },
         user_id="sam",
         world_brief=LONG_BRIEF,
         recent_thoughts="- I baked bread  [said 2026-11-28]",
@@ -184,6 +191,7 @@ def test_the_offline_engine_answers_every_kind_with_valid_output():
         "memories": [],
         "reflections": "",
         "today": "2026-11-29 (Sunday)",
+        "known": [],
         "subject": "ellahome.door",
         "predicate": "color",
         "candidates": [

@@ -37,6 +37,7 @@ PINNED_TEMPERATURE = {
     "relationship_arc": 0.3,
     "memo": 0.4,
     "planning_thought": 0.4,
+    "conversation_note": 0.4,
     "chapter_distillation": 0.5,
     "notification_body": 0.6,
     "reply": 0.7,

@@ -22,7 +22,8 @@ from ella.contract import IngestPayload
 from ella.guard.disclosure import DisclosurePolicy
 from ella.ledger.anchors import seed_anchors
 from ella.ledger.brief import world_brief
-from ella.ledger.rules import Status, Tier, Writer
+from ella.ledger.consolidation import in_view
+from ella.ledger.rules import USER_SUBJECT, Status, Tier, Writer
 from ella.llm.port import ModelPort
 from ella.profile import window_minutes
 from ella.reply import ReplyContext, ReplyOutcome, ReplyPolicy, respond
@@ -30,7 +31,7 @@ from ella.selflog import recent_thoughts
 from ella.world.tickers import tone_of
 from models.arcs import current_arc
 from models.chapters import latest_chapter
-from models.ledger import current
+from models.ledger import current, user_zone
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
 from models.user import User, touch_user
@@ -89,8 +90,12 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
                        prepare=lambda session: touch_user(session, user_id, payload.sent_at, defaults))  # fmt: skip
     with autocommit_scope() as session:
         brief = thoughts = relationship = ""
+        # the user's own facts the turn touches, with ids (``in_view`` keeps only theirs): the reply reads the turn
+        # for facts against them, extraction folded into its call
+        live = current(session, user_id) if prose else current(session, user_id, USER_SUBJECT)
+        facts = in_view(live, payload.text, payload.sent_at, user_zone(session, user_id))
         if prose:
-            brief = world_brief(current(session, user_id), settings.world_brief_max_tokens)
+            brief = world_brief(live, settings.world_brief_max_tokens)
             thoughts = recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply))
             relationship = relationship_block(current_arc(session, user_id), latest_chapter(session, user_id))
         return ReplyContext(
@@ -100,6 +105,7 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
             recent_thoughts=thoughts,
             relationship=relationship,
             world={subject: entry.value for subject, entry in world.entries.items()},
+            facts=facts,
         )
 
 

@@ -117,6 +117,27 @@ def known_variables(facts: Sequence[StoredFact], zone: ZoneInfo, now: datetime) 
 
 
 @dataclass(frozen=True)
+class FactsInView:
+    """What a request that reads a turn for facts shows: the user's local day and their live facts with ids.
+
+    The same for the extraction call and the live reply that folds extraction in (``Reply.facts``), so a statement
+    means the same whichever call made it. ``ids`` is the validation context (``known_ids``): an id not shown is
+    never acted on.
+    """
+
+    today: str  # "2026-12-03 (Thursday)"
+    known: list[dict[str, Any]]
+    ids: list[int]
+
+
+def in_view(live: Iterable[StoredFact], message: str, at: datetime, zone: ZoneInfo) -> FactsInView:
+    """The facts a request about ``message`` (sent ``at``) shows (``shown``), and the user's day then."""
+    facts = shown(live, message, at)
+    day = at.astimezone(zone)
+    return FactsInView(f"{day:%Y-%m-%d} ({day:%A})", known_variables(facts, zone, at), [f.id for f in facts])
+
+
+@dataclass(frozen=True)
 class Statement:
     """One statement of the model's answer, its fact with a canonical, converged subject and predicate."""
 

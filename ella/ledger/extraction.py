@@ -48,6 +48,27 @@ def worth_extracting(text: str) -> bool:
     return _FIRST_PERSON.search(said) is not None or _OUTCOME.search(said) is not None
 
 
+# A claim taken back, or an event off: "not anymore", "no longer", "it's off", "didn't happen".
+_WITHDRAWN = re.compile(
+    r"\b(?:any ?more|no longer|never mind|nevermind|take (?:it|that) back|didn't happen|did not happen|"
+    r"isn't happening|not happening|is off|'s off|postponed|rescheduled|moved|instead)\b"
+)
+
+
+def may_retire(text: str) -> bool:
+    """Whether a turn's words could retire or move a fact: an outcome ("it went great"), a withdrawal ("not
+    anymore"), an event called off or moved.
+
+    Why: the live reply reads a turn for facts against the facts it is shown (``Reply.facts``). When an earlier
+    turn's fact was stored after that reply ran, the reply could not name it by id, and of what it could have done
+    to it only a retirement is lost: an add that repeats it or replaces it on the same subject and predicate is
+    still placed right (``place``: known, or a supersession), and a subject converges on the person as stored
+    then. So such a turn is read again by a call of its own only when these words could retire something.
+    """
+    said = text.casefold().replace("\u2019", "'")
+    return _OUTCOME.search(said) is not None or _WITHDRAWN.search(said) is not None
+
+
 def followup_window(event_day: date, zone: ZoneInfo, days: float) -> tuple[datetime, datetime]:
     """Ask about a dated event only after it happened: from the end of its local day, for ``days``."""
     after = datetime.combine(event_day + timedelta(days=1), time(0, 0), tzinfo=zone)

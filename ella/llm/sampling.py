@@ -42,6 +42,7 @@ DEFAULT_TEMPERATURE: dict[str, float] = {
     # Her private notes and narrative, which must not invent what was not said: in between.
     "memo": 0.4,
     "planning_thought": 0.4,  # also dates the plan ("until"): not higher
+    "conversation_note": 0.4,  # the memo and the plan of a closed conversation in one call: as each was
     "chapter_distillation": 0.5,  # a week told as a story, its key moments citing node ids
     # Words the user reads: warmer, so that a long friendship does not hear the same sentence twice.
     "notification_body": 0.6,
