@@ -38,10 +38,12 @@ from ella.embeddings import Embedder
 from ella.guard import Category, Route, Severity, Verdict, classify
 from ella.guard.disclosure import DisclosurePolicy, ai_notice_due, break_due, with_notices
 from ella.guard.replies import DEFAULT_CRISIS_RESOURCES, SAFE_FALLBACK, canned_reply
+from ella.ledger.consolidation import FactsInView
 from ella.llm.kinds import Reply
 from ella.llm.port import ModelPort
 from ella.llm.types import PermanentModelError, TransientModelError
 from ella.memory.retrieval import DEFAULT_WEIGHTS, Retrievable, RetrievalWeights, newest_thoughts, rank_memories
+from ella.provenance import Provenance
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,9 @@ class ReplyContext:
     recent_thoughts: str = ""
     relationship: str = ""  # the current arc and the latest chapter (``ella.arcs.relationship_block``)
     world: Mapping[str, Any] = field(default_factory=dict)  # the lazy world's values by subject (the brief's source)
+    # The user's live facts the turn touches, with their ids, and their day: the reply reads the turn for facts
+    # against them (``Reply.facts``, extraction folded into this call). None: it does not (nothing loaded).
+    facts: FactsInView | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,11 @@ class ReplyOutcome:
     fires: list[tuple[str, Verdict]] = field(default_factory=list)  # (direction, verdict) for the boundary log
     dead_letter_reason: str | None = None  # the model refused or stayed down: the caller records it
     reading: tuple[str, str] = ("none", "none")  # the reply call's (risk, boundary) reading of the user's message
+    made_by: Provenance | None = None  # the reply call, which made the perception and the self-statements
+    # The turn's fact statements from the same call (``Reply.facts`` as dicts) and the ids of the facts it was
+    # shown: ``ella.extract_facts`` applies them with no call of its own. None: the turn is extracted by a call.
+    facts: list[dict[str, Any]] | None = None
+    facts_shown: list[int] = field(default_factory=list)
 
 
 # What a reading other than "none" means to the guard: the category and route a rule would have given, so the
@@ -203,7 +213,11 @@ def generate_reply(
         # world in WORLD FACTS): which memory is from an earlier conversation, and Ella's mood, book, happening.
         "recalled": recall_notes(memories, payload, context.history),
         "world": dict(context.world),
+        # The user's facts the turn touches, by id, and their day (the volatile input: they change per turn).
+        "today": context.facts.today if context.facts else now.strftime("%Y-%m-%d (%A)"),
+        "known": context.facts.known if context.facts else [],
     }
+    shown = context.facts.ids if context.facts else []
     try:
         result = port.call(
             Reply,
@@ -213,6 +227,7 @@ def generate_reply(
             world_brief=context.world_brief,
             recent_thoughts=context.recent_thoughts,
             relationship=context.relationship,
+            context={"known_ids": shown},
         )
     except PermanentModelError as exc:
         reason = f"model refused the live reply (not retried; the fallback was sent): {exc}"
@@ -231,6 +246,12 @@ def generate_reply(
             value.perception.model_dump(),
             statements,
             reading=(value.risk, value.boundary),
+            made_by=result.provenance,
+            # read against facts it was shown, or not taken: without them an update or a retirement means nothing
+            facts=None
+            if context.facts is None or value.facts is None
+            else [f.model_dump(mode="json") for f in value.facts],
+            facts_shown=shown,
         )
     fallback = OutgoingReply(text=Reply.failsafe({}).reply, route="fallback")
     return ReplyOutcome(fallback, memory_ids, dead_letter_reason=reason)

@@ -12,7 +12,9 @@ Order of work, and why:
 5. publish the recorded reply to the outbox stream once, then mark the row published; while Redis is down the
    worker keeps retrying the publish (not the task: the reply is committed) for ``publish_retry_window_s``;
 6. emit the turn to memory (``ella.perceive``) and the ledger (``ella.extract_facts``), and a conversation it
-   closed to ``ella.close_conversation``, after the commit.
+   closed to ``ella.close_conversation``, after the commit. A turn the guard held (``ella.memory.quarantine``)
+   goes to memory with its hold and never to the ledger. The ledger gets the reply's own fact statements when
+   its call read the turn for them (extraction folded into the reply: no second call).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from sqlalchemy.orm import Session
 
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
 from ella.llm.types import TransientModelError
+from ella.memory.quarantine import hold_for
 from ella.reply import ReplyOutcome, disclose
 from ella.world import images
 from models.base import utcnow
@@ -62,6 +65,12 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
     return found
 
 
+def turn_hold(outcome: ReplyOutcome) -> str | None:
+    """The hold the guard's inbound verdicts put on this turn (``ella.memory.quarantine``), or None."""
+    hold = hold_for(verdict.category for direction, verdict in outcome.fires if direction == "inbound")
+    return None if hold is None else hold.value
+
+
 def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, task_id: str | None) -> OutboxRecord:
     """The turn, its reply and everything that belongs with them, in the caller's transaction."""
     settings = get_settings()
@@ -76,6 +85,7 @@ def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, 
         timeout=timedelta(seconds=settings.conversation_inactivity_timeout_s),
         user_defaults=new_user_defaults(settings),
         task_id=task_id,
+        quarantine=turn_hold(outcome),
     )
     for direction, verdict in outcome.fires:
         log.info("boundary %s: %s/%s by %s", direction, verdict.category, verdict.route, verdict.matched)
@@ -103,7 +113,7 @@ def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, 
         given.break_reminded_at,
     )
     if outcome.self_statements:
-        add_entries(session, payload.user_id, utcnow(), outcome.self_statements, payload.message_id)
+        add_entries(session, payload.user_id, utcnow(), outcome.self_statements, payload.message_id, outcome.made_by)
     mark_accessed(session, outcome.memory_ids, datetime.now(UTC))
     return record
 
@@ -122,14 +132,20 @@ def hold_in_inbox(payload: IngestPayload) -> None:
 
 def ingest(
     payload: IngestPayload, task_id: str | None, final_attempt: bool = True, publish_by: float = 0.0
-) -> tuple[str | None, dict[str, Any] | None]:
-    """(the reply's stream id, the turn's perception if this delivery produced one).
+) -> tuple[str | None, dict[str, Any]]:
+    """(the reply's stream id, what the turn's memory task is given besides the turn: its ``perception`` if this
+    delivery produced one, and the ``provenance`` of the call that did; and under ``ledger``, what
+    ``ella.extract_facts`` is given when the reply's call read the turn for facts: its ``statements``, the ids of
+    the facts it was shown and its provenance).
 
     ``publish_by``: until when (``time.monotonic()``) a publish keeps retrying while Redis is unreachable.
     """
-    if stored_message(payload) is not None:
+    found = stored_message(payload)
+    if found is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
-        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), None
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {
+            "quarantine": found.quarantine
+        }
     hold_in_inbox(payload)
     outcome = answer(payload, final_attempt)
     if outcome.dead_letter_reason:
@@ -139,6 +155,7 @@ def ingest(
     try:
         with session_scope() as session:
             record = store_turn(session, payload, outcome, task_id)
+            record_hold = turn_hold(outcome)
             write_usage(list(usage), session)  # the reply's model calls, in the same commit
             closed = list(session.info.get("closed_conversations", []))
     except IntegrityError:
@@ -146,7 +163,10 @@ def ingest(
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
         # held usage rows are written when the task ends
-        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), None
+        found = stored_message(payload)
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {
+            "quarantine": found.quarantine if found is not None else None
+        }
     usage.clear()  # committed with the turn
     stream_id = publish(record, wait_until(publish_by))
     for conversation_id in closed:
@@ -154,7 +174,12 @@ def ingest(
     named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
     if named:  # Ella's own words named her door, her cat...: a first reference draws its picture
         events.entities_referenced(user_id=payload.user_id, entities=named)
-    return stream_id, outcome.perception
+    made_by = outcome.made_by.columns() if outcome.made_by is not None and outcome.perception else None
+    follow: dict[str, Any] = {"perception": outcome.perception, "provenance": made_by, "quarantine": record_hold}
+    if outcome.facts is not None and outcome.made_by is not None:  # the reply read the turn for facts
+        read = {"statements": outcome.facts, "shown_ids": outcome.facts_shown, "provenance": outcome.made_by.columns()}
+        follow["ledger"] = read  # for ella.extract_facts, not ella.perceive (``ingest_message`` takes it out)
+    return stream_id, follow
 
 
 def release_from_inbox(kwargs: dict[str, Any], exc: BaseException) -> None:
@@ -189,7 +214,7 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
             publish_by = min(
                 time.monotonic() + settings.publish_retry_window_s, started + settings.task_soft_time_limit_s - 2
             )
-            stream_id, perception = ingest(payload, self.request.id, final, publish_by)
+            stream_id, memory = ingest(payload, self.request.id, final, publish_by)
     except MalformedPayload:
         # dead-lettered: nothing to re-send (another user's entry under the same message_id stays)
         inbox.forget(get_redis(), kwargs.get("user_id"), kwargs.get("message_id"))
@@ -198,7 +223,9 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
         release_from_inbox(kwargs, exc)
         raise
     inbox.forget(get_redis(), payload.user_id, payload.message_id)
-    turn = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
-    events.turn_to_memory(**turn, sent_at=payload.sent_at.isoformat(), perception=perception)
-    events.turn_to_ledger(**turn, sent_at=payload.sent_at.isoformat())
+    turn: dict[str, Any] = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
+    ledger = memory.pop("ledger", None) or {}  # the reply's own fact statements, if it read the turn for them
+    events.turn_to_memory(**turn, sent_at=payload.sent_at.isoformat(), **memory)
+    if not memory.get("quarantine"):  # a held turn's words never reach extraction (ella.memory.quarantine)
+        events.turn_to_ledger(**turn, sent_at=payload.sent_at.isoformat(), **ledger)
     return stream_id

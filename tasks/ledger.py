@@ -17,7 +17,7 @@ import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -25,11 +25,13 @@ from redis.exceptions import LockError
 
 from ella.guard import Category, classify
 from ella.ledger import consolidation, contests, extraction
-from ella.ledger.extraction import Action, worth_extracting
+from ella.ledger.extraction import Action, may_retire, worth_extracting
 from ella.ledger.rules import USER_SUBJECT, FactConflict, Writer
-from ella.llm.kinds import ContestedVerdict, FactExtraction
+from ella.llm.kinds import ContestedVerdict, ExtractedFact, FactExtraction
 from ella.llm.types import PermanentModelError, TransientModelError
+from ella.provenance import Provenance
 from models.ledger import WorldFact, append, current, has_facts_from, retire, user_zone, users_with_contests
+from models.memory import expire_plans_about
 from models.review import open_fact_ids, queue_review
 from models.supersession import resolve_contest, supersede
 from models.world_clock import advance_world
@@ -59,6 +61,9 @@ def record_extracted(
         return "known"
     if placement.action == Action.RETIRE and placement.replaces is not None:
         retire(session, user_id, placement.replaces, Writer.USER, placement.reason, now, outcome=placement.outcome)
+        for fact in live:
+            if fact.id == placement.replaces and (fact.predicate == "has_upcoming" or fact.followup_after is not None):
+                expire_plans_about(session, user_id, fact.object, now)  # "ask how it went" is stale
         live[:] = [f for f in live if f.id != placement.replaces]
         return "retired"
     if placement.action == Action.SUPERSEDE and placement.replaces is not None:
@@ -74,9 +79,46 @@ def record_extracted(
     return "appended"
 
 
+def folded_statements(
+    statements: Any, shown_ids: Any, provenance: Any
+) -> tuple[list[ExtractedFact], Provenance] | None:
+    """The fact statements the live reply read from the turn (``Reply.facts``), validated again as the reply's
+    own call validated them (the ``FactExtraction`` schema, only the ids that call showed), with the provenance of
+    that call; None when they are absent or anything about them does not hold (then the turn is extracted by a
+    call of its own, as before)."""
+    if not isinstance(statements, list) or not isinstance(shown_ids, list):
+        return None
+    made_by = Provenance.from_payload(provenance)
+    if made_by is None:
+        return None
+    try:
+        read = FactExtraction.model_validate({"facts": statements}, context={"known_ids": shown_ids})
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        log.warning("the reply's fact statements do not validate (%s): extracting by a call", str(exc)[:200])
+        return None
+    return list(read.facts), made_by
+
+
 @app.task(name=TaskName.EXTRACT_FACTS, base=ReliableTask, bind=True)
-def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, sent_at: str) -> dict[str, int]:
+def extract_facts(
+    self: ReliableTask,
+    user_id: str,
+    message_id: str,
+    text: str,
+    sent_at: str,
+    statements: list[dict[str, Any]] | None = None,
+    shown_ids: list[int] | None = None,
+    provenance: dict[str, Any] | None = None,
+) -> dict[str, int]:
     """Facts about the user from one of their turns (memory-extraction tier); idempotent per message.
+
+    ``statements`` are the turn's fact statements the live reply already read (extraction folded into the reply
+    call, ``Reply.facts``), against the user's facts ``shown_ids`` it showed, made by the call ``provenance``
+    names: they are applied with no model call. Without them (a canned or fallback turn, a repeat delivery, an
+    engine that did not read facts) or when they do not validate, one extraction call reads the turn, gated on
+    ``worth_extracting`` (the gate saves a call; folded statements cost none, so they are applied whatever the
+    turn's words). So does a turn whose reply ran before an earlier turn's fact it touches was stored, when its
+    words could retire that fact (``extraction.may_retire``): the reply could not name it by id.
 
     Only facts about the user are stored (``extraction.admissible``): the model's answer is not trusted to
     keep to ``user.*``.
@@ -86,7 +128,8 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
     """
     if classify(text, learned=False).category == Category.MANIPULATION:
         return {"skipped_manipulation": 1}
-    if not worth_extracting(text):
+    folded = folded_statements(statements, shown_ids, provenance)
+    if folded is None and not worth_extracting(text):
         return {"skipped_no_self_reference": 1}  # small talk: no model call
     with user_scope(user_id):
         with autocommit_scope() as session:
@@ -95,36 +138,42 @@ def extract_facts(self: ReliableTask, user_id: str, message_id: str, text: str, 
             zone = user_zone(session, user_id)
             at = datetime.fromisoformat(sent_at)
             # what the request shows with their ids: the user's open dated events and what the message touches
-            shown = consolidation.shown(current(session, user_id, USER_SUBJECT), text, at)
-        today = at.astimezone(zone)
-        result = get_port().call(
-            FactExtraction,
-            {
-                "name": user_id,
-                "message": text,
-                "today": f"{today:%Y-%m-%d} ({today:%A})",
-                "known": consolidation.known_variables(shown, zone, at),
-            },
-            user_id=user_id,
-            context={"known_ids": [f.id for f in shown]},
-        )
-        if result.failsafe:
-            log.warning("fact extraction failed (%s): nothing stored", result.error[:200])
-            return {"failsafe": 1}
+            view = consolidation.in_view(current(session, user_id, USER_SUBJECT), text, at, zone)
+        unseen = set(view.ids) - set(shown_ids or [])
+        if folded is not None and unseen and may_retire(text):
+            # A fact the turn touches landed after the reply read it (an earlier turn's, still on its way): the
+            # reply could not retire what it was not shown, and these words could retire it, so the turn is read
+            # again. Otherwise its statements stand: an add is still placed against the facts as they are now, and
+            # a fact shown and gone since is safe (``consolidation.decide`` acts only on what is still live).
+            log.info("message %s may retire facts its reply was not shown (%s): extracting by a call", message_id,
+                     sorted(unseen))  # fmt: skip
+            folded = None
+        if folded is not None:
+            facts, made_by = folded
+        else:
+            result = get_port().call(
+                FactExtraction,
+                {"name": user_id, "message": text, "today": view.today, "known": view.known},
+                user_id=user_id,
+                context={"known_ids": view.ids},
+            )
+            if result.failsafe:
+                log.warning("fact extraction failed (%s): nothing stored", result.error[:200])
+                return {"failsafe": 1}
+            facts, made_by = list(result.value.facts), result.provenance
         counts: dict[str, int] = {}
         now = datetime.now(zone)
         with session_scope() as session:
             live = advance_world(session, user_id, now)  # a new user's world gets its anchors on their first turn
-            said, refused = consolidation.statements(
-                result.value.facts, message_id, zone, get_settings().followup_window_days, live
-            )
+            said, refused = consolidation.statements(facts, message_id, zone, get_settings().followup_window_days, live)
             if refused:  # about Ella or her world, or Ella as a partner: what the user said, never a fact
                 log.warning("fact extraction: %d facts not about the user refused", refused)
                 counts["refused_not_about_user"] = refused
             for statement in said:
-                outcome = record_extracted(session, user_id, statement, now, live)
+                made = replace(statement, new=replace(statement.new, made_by=made_by))  # ella.provenance
+                outcome = record_extracted(session, user_id, made, now, live)
                 counts[outcome] = counts.get(outcome, 0) + 1
-        log.info("facts from message %s: %s", message_id, counts)
+        log.info("facts from message %s (%s): %s", message_id, "read by the reply" if folded else "extracted", counts)
         return counts
 
 

@@ -59,12 +59,26 @@ def turn_to_memory(
     )
 
 
-def turn_to_ledger(*, user_id: str, message_id: str, text: str, sent_at: str) -> None:
-    """A user turn (only theirs: Ella's replies never become facts) to ``ella.extract_facts``."""
+def turn_to_ledger(
+    *,
+    user_id: str,
+    message_id: str,
+    text: str,
+    sent_at: str,
+    statements: list[dict[str, Any]] | None = None,
+    shown_ids: list[int] | None = None,
+    provenance: dict[str, Any] | None = None,
+) -> None:
+    """A user turn (only theirs: Ella's replies never become facts) to ``ella.extract_facts``, with the fact
+    statements the reply's call read from it against the facts ``shown_ids`` it showed, and that call's
+    provenance, when it did (then extraction makes no call of its own)."""
     from tasks.ledger import extract_facts
 
+    kwargs: dict[str, Any] = {"user_id": user_id, "message_id": message_id, "text": text, "sent_at": sent_at}
+    if statements is not None:
+        kwargs.update(statements=statements, shown_ids=shown_ids or [], provenance=provenance)
     extract_facts.apply_async(
-        kwargs={"user_id": user_id, "message_id": message_id, "text": text, "sent_at": sent_at},
+        kwargs=kwargs,
         queue=_queue(TaskName.EXTRACT_FACTS),
         kwargsrepr=repr({"user_id": user_id, "message_id": message_id}),
     )

@@ -337,6 +337,10 @@ class PlanningThought(KindOutput):
     max_tokens: ClassVar[int] = 200
     plan: Text500
     perception: Perceived  # of the plan itself, so the thought costs no extra call
+    # The last day the plan still makes sense, when it names one; None: it is for the next conversation. What
+    # goes stale is a plan (``ella.memory.plans``): a dated one expires after its day, an undated one when the
+    # next conversation closes.
+    until: date | None = None
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> PlanningThought:
@@ -347,6 +351,45 @@ class PlanningThought(KindOutput):
         return cls(
             plan="on Thursday evening, ask Sam how the interview went.",
             perception=Perceived(score=4, subject="Ella", predicate="will ask", object="Sam about the interview"),
+            until=date(2026, 12, 4),
+        )
+
+
+class ConversationNote(KindOutput):
+    """The memo and the planning thought of a closed conversation in one call (they read the same transcript;
+    two calls sent it twice). Each comes with its perception, and the plan with its ``until`` day (see
+    ``PlanningThought``). A fail-safe stores neither: a note that failed is not half a note."""
+
+    kind: ClassVar[str] = "conversation_note"
+    tier: ClassVar[str] = "reflection"
+    max_tokens: ClassVar[int] = 450
+    memo: Text800
+    memo_perception: Perceived
+    plan: Text500
+    plan_perception: Perceived
+    until: date | None = None
+
+    @classmethod
+    def failsafe(cls, context: dict[str, Any]) -> ConversationNote:
+        nothing = Perceived(score=1, subject="Ella", predicate="has", object="no note")
+        return cls(memo="(no memo)", memo_perception=nothing, plan="(no plan)", plan_perception=nothing)
+
+    @classmethod
+    def example(cls, context: dict[str, Any] | None = None) -> ConversationNote:
+        memo, plan = Memo.example(), PlanningThought.example()
+        return cls(
+            memo=memo.memo,
+            memo_perception=memo.perception,
+            plan=plan.plan,
+            plan_perception=plan.perception,
+            until=plan.until,
+        )
+
+    def parts(self) -> tuple[Memo, PlanningThought]:
+        """The memo and the plan as the kinds they used to be asked as (what the close stores from)."""
+        return (
+            Memo(memo=self.memo, perception=self.memo_perception),
+            PlanningThought(plan=self.plan, perception=self.plan_perception, until=self.until),
         )
 
 
@@ -370,6 +413,11 @@ class Reply(KindOutput):
     # reply. Defaults so that answers written before these fields existed still validate.
     risk: Literal["none", "concern", "crisis"] = "none"
     boundary: Literal["none", "romance", "sexual", "physical"] = "none"
+    # The turn's fact statements, read against the user's live facts the request showed with their ids (the
+    # schema and rules of ``FactExtraction``): extraction folded into the reply, so the turn needs no call of its
+    # own (``tasks.ledger.extract_facts`` applies them). None: the answer did not read the turn for facts (an
+    # answer written before this field, a request that showed no facts): the turn is extracted as before.
+    facts: list[ExtractedFact] | None = Field(default=None, max_length=10)
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Reply:
@@ -385,6 +433,16 @@ class Reply(KindOutput):
             perception=Perceived(score=6, subject="Sam", predicate="has", object="a job interview on Thursday"),
             self_statements=[
                 SelfStatement(content="I walked to the harbour this morning", about=["harbour", "user"], confidence=0.9)
+            ],
+            facts=[
+                ExtractedFact(
+                    subject="user",
+                    predicate="has_upcoming",
+                    object="job interview",
+                    tier="user_claim",
+                    confidence=0.9,
+                    event_date=date(2026, 12, 3),
+                )
             ],
         )
 
@@ -667,6 +725,7 @@ KINDS: dict[str, type[KindOutput]] = {
         Insights,
         Memo,
         PlanningThought,
+        ConversationNote,
         Reply,
         FactExtraction,
         ContestedVerdict,

@@ -266,6 +266,15 @@ def plan(name: str, transcript: Sequence[str]) -> str:
     return f"next time, check in with {name} about {topics[0] if topics else 'how they are doing'}."
 
 
+def plan_until(name: str, transcript: Sequence[str], today: date) -> date | None:
+    """The last day the plan above makes sense: the day after the upcoming event it follows up on, when that
+    day can be read ("on Monday", "tomorrow", an ISO date); None for an undated check-in."""
+    said = user_lines(transcript, name)
+    upcoming = [line for line in said if FUTURE.search(line) is not None]
+    day = event_day(upcoming[-1], today) if upcoming else None
+    return None if day is None else day + timedelta(days=1)
+
+
 RELATION_WORDS = (
     "sister|brother|sibling|sis|bro|mom|mum|mother|dad|father|partner|friend|boss|wife|husband|girlfriend|"
     "boyfriend|son|daughter|cousin|grandma|grandpa|granny|aunt|uncle|roommate|flatmate|dog|cat"
@@ -577,8 +586,21 @@ class OfflineProvider:
             text = memo(name, list(v.get("transcript", [])))
             out = {"memo": text, "perception": perceived(name, f"Ella {text}")}
         elif kind == "planning_thought":
-            text = plan(name, list(v.get("transcript", [])))
-            out = {"plan": text, "perception": perceived(name, text)}
+            transcript = list(v.get("transcript", []))
+            text = plan(name, transcript)
+            until = plan_until(name, transcript, _today(v.get("today")))
+            out = {"plan": text, "perception": perceived(name, text), "until": until and until.isoformat()}
+        elif kind == "conversation_note":  # the memo and the plan in one answer, by the same two rules
+            transcript = list(v.get("transcript", []))
+            memo_text, plan_text = memo(name, transcript), plan(name, transcript)
+            until = plan_until(name, transcript, _today(v.get("today")))
+            out = {
+                "memo": memo_text,
+                "memo_perception": perceived(name, f"Ella {memo_text}"),
+                "plan": plan_text,
+                "plan_perception": perceived(name, plan_text),
+                "until": until and until.isoformat(),
+            }
         elif kind == "reply":
             message = str(v.get("message", ""))
             said_before = " ".join(b.text for t in request.messages[:-1] if t.role == "assistant" for b in t.blocks)
@@ -587,6 +609,8 @@ class OfflineProvider:
                 "reply": reply,
                 "perception": {"score": poignancy_score(message), **triple(name, message)},
                 "self_statements": self_statements(reply),
+                # extraction folded into the reply: the rules of fact_extraction below, on the same variables
+                "facts": facts(message, _today(v.get("today")), list(v.get("known") or [])),
             }
         elif kind == "fact_extraction":
             today = _today(v.get("today"))

@@ -4,7 +4,7 @@ Why a conversation leaves three nodes: the chat node is the conversation itself 
 as poignant as its most poignant turn), the memo is what Ella takes from it ("Ella …"), and the planning
 thought is what she means to do next ("For Ella's planning: …"), the input of the daily digest. Both thoughts
 cite the chat node. The turns were already perceived and drained the reflection trigger, so the chat node
-drains nothing. A fail-safe memo or plan is never stored.
+drains nothing. Both notes come from one call (``ConversationNote``); a fail-safe is never stored.
 """
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime
 
 from ella.embeddings import Embedder
-from ella.llm.kinds import Memo, PlanningThought
+from ella.llm.kinds import ConversationNote, Memo, PlanningThought
 from ella.llm.port import ModelPort
 from ella.memory.nodes import MemoryNodeDraft, Perceptible, Triple, memory_node, thought
+from ella.memory.plans import dated_expiry
+from ella.provenance import Provenance, by_rule, unrecorded
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,8 @@ class ClosingNotes:
 
     memo: Memo | None
     plan: PlanningThought | None
+    memo_made_by: Provenance | None = None  # the calls that made them (ella.provenance)
+    plan_made_by: Provenance | None = None
 
 
 def chat_node(
@@ -54,21 +58,21 @@ def chat_node(
         evidence=list(transcript),
         index_triple=False,
         conversation_id=conversation_id,
+        provenance=by_rule("chat_node"),  # the transcript itself, joined by this function: no prompt made it
     )
 
 
-def closing_notes(port: ModelPort, user_id: str, transcript: Sequence[str]) -> ClosingNotes:
-    """The memo and the planning thought, one call each."""
-    variables = {"name": user_id, "transcript": list(transcript)}
-    memo = port.call(Memo, variables, user_id=user_id)
-    plan = port.call(PlanningThought, variables, user_id=user_id)
-    for result in (memo, plan):
-        if result.failsafe:
-            log.warning("%s failed (%s): not stored", result.kind, result.error[:200])
-    return ClosingNotes(
-        memo=None if memo.failsafe else memo.value,
-        plan=None if plan.failsafe else plan.value,
-    )
+def closing_notes(port: ModelPort, user_id: str, transcript: Sequence[str], today: date | None = None) -> ClosingNotes:
+    """The memo and the planning thought, in one call (``ConversationNote``: both read the same transcript, and
+    two calls sent it twice). ``today`` (the close's date) dates the plan. A fail-safe gives neither."""
+    day = (today or datetime.now(UTC).date()).isoformat()
+    variables = {"name": user_id, "transcript": list(transcript), "today": day}
+    result = port.call(ConversationNote, variables, user_id=user_id)
+    if result.failsafe:
+        log.warning("%s failed (%s): neither note stored", result.kind, result.error[:200])
+        return ClosingNotes(memo=None, plan=None)
+    memo, plan = result.value.parts()
+    return ClosingNotes(memo=memo, plan=plan, memo_made_by=result.provenance, plan_made_by=result.provenance)
 
 
 def closing_thoughts(
@@ -81,11 +85,14 @@ def closing_thoughts(
     closed_at: datetime,
 ) -> list[MemoryNodeDraft]:
     """The memo and planning thoughts that were not fail-safes, each citing the chat node."""
-    found: list[tuple[str, Perceptible, str]] = []
+    found: list[tuple[str, Perceptible, str, datetime | None, Provenance]] = []
     if notes.memo is not None:
-        found.append((f"Ella {notes.memo.memo}", notes.memo.perception, "memo"))
+        made_by = notes.memo_made_by or unrecorded("memo")
+        found.append((f"Ella {notes.memo.memo}", notes.memo.perception, "memo", None, made_by))  # no expiry
     if notes.plan is not None:
-        found.append((f"For Ella's planning: {notes.plan.plan}", notes.plan.perception, "plan"))
+        expires = dated_expiry(notes.plan.until)  # None: it waits for the next conversation's close
+        made_by = notes.plan_made_by or unrecorded("planning_thought")
+        found.append((f"For Ella's planning: {notes.plan.plan}", notes.plan.perception, "plan", expires, made_by))
     return [
         thought(
             embedder,
@@ -97,6 +104,8 @@ def closing_thoughts(
             at=closed_at,
             dedupe_key=f"{key}:{conversation_id}",
             conversation_id=conversation_id,
+            expires_at=expires,
+            provenance=made_by,
         )
-        for description, perceived, key in found
+        for description, perceived, key, expires, made_by in found
     ]
