@@ -102,6 +102,21 @@ def test_an_erased_stream_is_dropped_and_a_new_one_rebuilt(migrated_db) -> None:
     assert cache.builds == 2
 
 
+def test_a_user_without_memories_is_not_rebuilt_on_every_reply_and_their_first_memory_is_found(migrated_db) -> None:
+    """A new user's first replies (the offline engine reads the context too): one query each, no rebuild."""
+    cache = MemoryCache(max_rows=1000)
+    with session_scope() as s:
+        s.add(User(id="u6"))
+    for _ in range(3):
+        with session_scope() as s:
+            assert len(cache.index(s, "u6", EMBEDDER)) == 0
+    assert (cache.builds, cache.hits) == (1, 2)
+    (first,) = add_nodes("u6", ["I have a job interview on Thursday"])
+    with session_scope() as s:
+        index = cache.index(s, "u6", EMBEDDER)
+    assert (cache.builds, len(index), index.newest_id) == (1, 1, first)
+
+
 def test_vectors_of_another_model_are_never_compared_and_a_change_of_embedder_rebuilds(migrated_db) -> None:
     cache = MemoryCache(max_rows=1000)
     ids = add_nodes("u4", ["blue whales sing", "a quiet evening"], model="some-other-model-512")

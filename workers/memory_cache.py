@@ -79,7 +79,9 @@ class MemoryCache:
         if index is not None:
             since = None if index.accessed_mark is None else index.accessed_mark - TOUCH_OVERLAP
             newest, touched = stream_changes(session, user_id, since)
-            if newest is None or newest < index.newest_id:
+            # no nodes and none cached (a new user before their first memory): nothing to rebuild; an erased
+            # user's cached nodes (no nodes now, ids gone back) are dropped
+            if (newest is None and len(index) > 0) or (newest is not None and newest < index.newest_id):
                 index = None
         if index is None:
             index = NodeIndex(embedder.model_id, embedder.dim)
