@@ -186,9 +186,12 @@ def show_inner_life(console: Console, settings: Settings, user_id: str) -> None:
     console.print(believes)
 
     plans = Table("what", "plan", title="What Ella plans to say next", title_justify="left")
+    now = datetime.now(UTC)
     for n in nodes:
         if (n.dedupe_key or "").startswith("plan:"):
-            plans.add_row(f"planning thought #{n.id}", _short(n.description))
+            stale = n.expires_at is not None and n.expires_at <= now  # its moment passed (ella.memory.plans)
+            label = f"planning thought #{n.id}" + (f" (stale since {n.expires_at:%a %H:%M})" if stale else "")
+            plans.add_row(label, _short(n.description))
     for f in dated:
         if f.status == "retired":  # the user told how it went: nothing looks forward to it (ella.ledger.consolidation)
             told = f"{f.object!r}: {f.status_note or 'retired'}: {f.outcome or '-'}"
