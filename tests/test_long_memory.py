@@ -344,3 +344,31 @@ def test_a_plan_to_ask_how_an_event_went_goes_stale_when_the_user_tells_the_outc
     expiry = {n.dedupe_key: n.expires_at for n in user_nodes(user)}
     assert expiry[f"plan:{user}-1"] <= datetime.now(UTC)  # stale once the outcome was told (at the extraction)
     assert expiry[f"plan:{user}-2"] == monday + timedelta(days=3)  # untouched
+
+
+def test_a_held_turn_is_perceived_by_rule_and_memory_show_marks_it(migrated_db, monkeypatch):
+    from typer.testing import CliRunner
+
+    from models import User
+    from tasks.memory import perceive
+    from workers.cli import cli
+    from workers.db import session_scope
+
+    user = f"held-{uuid.uuid4().hex[:8]}"
+    with session_scope() as s:
+        s.add(User(id=user, timezone="UTC", importance_trigger_curr=10, importance_trigger_max=10))
+    at = datetime.now(UTC).isoformat()
+    for i, (text, hold) in enumerate([(INJECTION, "manipulation"), (AVOWAL, "boundary")]):
+        kwargs = {"user_id": user, "description": text, "created_at": at, "source_message_id": f"{user}-{i}"}
+        perceive.apply(kwargs={**kwargs, "quarantine": hold}).get()
+    injection, avowal = user_nodes(user)
+    assert (injection.description, injection.quarantine, injection.poignancy) == (INJECTION, "manipulation", 1)
+    assert (avowal.description, avowal.quarantine) == (stand_in(Hold.BOUNDARY, user), "boundary")  # Ella's words
+    assert {injection.prompt_kind, avowal.prompt_kind} == {"held_turn"}  # scored by rule: no model saw them
+    with autocommit_scope() as s:
+        trigger = s.get(User, user).importance_trigger_curr
+    assert trigger == 10 - avowal.poignancy  # the injection drains nothing
+    monkeypatch.setenv("COLUMNS", "300")  # rich wraps the table to the terminal's width
+    shown = CliRunner().invoke(cli, ["memory", "show", user])
+    assert shown.exit_code == 0, shown.output
+    assert "held: manipulation, in no prompt" in shown.output and "held: boundary" in shown.output

@@ -350,6 +350,7 @@ def memory_show(user: str = typer.Argument(..., help="User id."), limit: int = t
         f"importance counter: {row.importance_trigger_curr} of {row.importance_trigger_max} "
         "(Ella reflects when it reaches 0)"
     )
+    from ella.memory.quarantine import excluded
     from ella.provenance import label, shown_in_prompts
 
     engine = get_settings().llm_engine
@@ -358,6 +359,8 @@ def memory_show(user: str = typer.Argument(..., help="User id."), limit: int = t
         made_by = label(n.engine, n.model_id, n.prompt_kind, n.prompt_version)
         if not shown_in_prompts(engine, n.engine, n.node_type):
             made_by += f" (not in {engine} prompts)"
+        if n.quarantine:  # ella.memory.quarantine: kept for the record
+            made_by += " (held: manipulation, in no prompt)" if excluded(n.quarantine) else " (held: boundary)"
         table.add_row(
             str(n.id),
             n.node_type,
