@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from ella import digest
 from ella.arcs import Arc, Chapter
 from ella.ledger.rules import subject_range
+from ella.memory.plans import PLAN_KEY_PREFIX
 from ella.notifications import followups
 from models.arcs import current_arcs
 from models.chapters import latest_chapters
@@ -24,7 +25,7 @@ from models.message import InboundMessage
 from models.selflog import SelfLogEntry
 from models.user import User
 
-PLAN_KEY = "plan:%"  # a planning thought's dedupe key (``ella.memory.conversation_close``: ``plan:<conversation>``)
+PLAN_KEY = f"{PLAN_KEY_PREFIX}%"  # a planning thought's dedupe key (``ella.memory.plans``: ``plan:<conversation>``)
 
 
 def profiles(session: Session, user_ids: Collection[str]) -> dict[str, tuple[datetime, bool]]:

@@ -71,8 +71,11 @@ def turn_hold(outcome: ReplyOutcome) -> str | None:
     return None if hold is None else hold.value
 
 
-def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, task_id: str | None) -> OutboxRecord:
-    """The turn, its reply and everything that belongs with them, in the caller's transaction."""
+def store_turn(
+    session: Session, payload: IngestPayload, outcome: ReplyOutcome, task_id: str | None, hold: str | None = None
+) -> OutboxRecord:
+    """The turn, its reply and everything that belongs with them, in the caller's transaction; ``hold`` is the
+    guard's hold on the turn (``turn_hold``)."""
     settings = get_settings()
     record, user, conversation = store_exchange(
         session,
@@ -85,7 +88,7 @@ def store_turn(session: Session, payload: IngestPayload, outcome: ReplyOutcome, 
         timeout=timedelta(seconds=settings.conversation_inactivity_timeout_s),
         user_defaults=new_user_defaults(settings),
         task_id=task_id,
-        quarantine=turn_hold(outcome),
+        quarantine=hold,
     )
     for direction, verdict in outcome.fires:
         log.info("boundary %s: %s/%s by %s", direction, verdict.category, verdict.route, verdict.matched)
@@ -152,20 +155,20 @@ def ingest(
         reason, kwargs = outcome.dead_letter_reason, payload.model_dump(mode="json")
         record_dead_letter(TaskName.INGEST_MESSAGE, task_id, reason, [], kwargs)
     usage = held_usage_rows()
+    hold = turn_hold(outcome)
     try:
         with session_scope() as session:
-            record = store_turn(session, payload, outcome, task_id)
-            record_hold = turn_hold(outcome)
+            record = store_turn(session, payload, outcome, task_id, hold)
             write_usage(list(usage), session)  # the reply's model calls, in the same commit
             closed = list(session.info.get("closed_conversations", []))
     except IntegrityError:
-        if stored_message(payload) is None:
+        found = stored_message(payload)
+        if found is None:
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
         # held usage rows are written when the task ends
-        found = stored_message(payload)
         return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {
-            "quarantine": found.quarantine if found is not None else None
+            "quarantine": found.quarantine
         }
     usage.clear()  # committed with the turn
     stream_id = publish(record, wait_until(publish_by))
@@ -175,7 +178,7 @@ def ingest(
     if named:  # Ella's own words named her door, her cat...: a first reference draws its picture
         events.entities_referenced(user_id=payload.user_id, entities=named)
     made_by = outcome.made_by.columns() if outcome.made_by is not None and outcome.perception else None
-    follow: dict[str, Any] = {"perception": outcome.perception, "provenance": made_by, "quarantine": record_hold}
+    follow: dict[str, Any] = {"perception": outcome.perception, "provenance": made_by, "quarantine": hold}
     if outcome.facts is not None and outcome.made_by is not None:  # the reply read the turn for facts
         read = {"statements": outcome.facts, "shown_ids": outcome.facts_shown, "provenance": outcome.made_by.columns()}
         follow["ledger"] = read  # for ella.extract_facts, not ella.perceive (``ingest_message`` takes it out)

@@ -178,7 +178,7 @@ def test_nine_months_insights_last_plans_go_stale_and_the_injection_reaches_no_p
 
     # The refused injection: kept on its rows for the record, in no prompt the port sent, never perceived by a call.
     held = [n for n in user_nodes(user) if n.quarantine == Hold.MANIPULATION]
-    assert [n.description for n in held] == [INJECTION] and held[0].engine in ("rules", None)
+    assert [n.description for n in held] == [INJECTION] and held[0].engine == "rules"
     sent_requests = requests(log)
     assert sent_requests, "the request log recorded nothing"
     assert not [r["kind"] for r in sent_requests if INJECTED_WORDS in prompt_text(r)]

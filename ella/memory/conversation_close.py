@@ -32,8 +32,7 @@ class ClosingNotes:
 
     memo: Memo | None
     plan: PlanningThought | None
-    memo_made_by: Provenance | None = None  # the calls that made them (ella.provenance)
-    plan_made_by: Provenance | None = None
+    made_by: Provenance | None = None  # the one call that made both (ella.provenance)
 
 
 def chat_node(
@@ -72,7 +71,7 @@ def closing_notes(port: ModelPort, user_id: str, transcript: Sequence[str], toda
         log.warning("%s failed (%s): neither note stored", result.kind, result.error[:200])
         return ClosingNotes(memo=None, plan=None)
     memo, plan = result.value.parts()
-    return ClosingNotes(memo=memo, plan=plan, memo_made_by=result.provenance, plan_made_by=result.provenance)
+    return ClosingNotes(memo=memo, plan=plan, made_by=result.provenance)
 
 
 def closing_thoughts(
@@ -87,11 +86,11 @@ def closing_thoughts(
     """The memo and planning thoughts that were not fail-safes, each citing the chat node."""
     found: list[tuple[str, Perceptible, str, datetime | None, Provenance]] = []
     if notes.memo is not None:
-        made_by = notes.memo_made_by or unrecorded("memo")
+        made_by = notes.made_by or unrecorded("memo")
         found.append((f"Ella {notes.memo.memo}", notes.memo.perception, "memo", None, made_by))  # no expiry
     if notes.plan is not None:
         expires = dated_expiry(notes.plan.until)  # None: it waits for the next conversation's close
-        made_by = notes.plan_made_by or unrecorded("planning_thought")
+        made_by = notes.made_by or unrecorded("planning_thought")
         found.append((f"For Ella's planning: {notes.plan.plan}", notes.plan.perception, "plan", expires, made_by))
     return [
         thought(

@@ -32,10 +32,6 @@ def dated_expiry(until: date | None) -> datetime | None:
     return datetime.combine(until + timedelta(days=1), time(0, 0), tzinfo=UTC) + DAY_GRACE
 
 
-def is_plan_key(dedupe_key: str | None) -> bool:
-    return bool(dedupe_key) and str(dedupe_key).startswith(PLAN_KEY_PREFIX)
-
-
 def about_event(plan: str, event: str) -> bool:
     """Whether a plan follows up on ``event`` (a retired fact's object, "job interview"): it names the event's head
     word ("interview"), as every plan the follow-up rules and the planning prompt write does. Why the head word:
