@@ -1,6 +1,7 @@
 """SQLAlchemy 2.0 models; importing this package registers every table on ``Base.metadata``."""
 
 from models.arcs import RelationshipArcRow
+from models.audit import MemoryAudit
 from models.base import Base
 from models.batch import ModelBatch, ModelBatchItem
 from models.boundary import BoundaryEvent, CrisisReferral
@@ -21,6 +22,7 @@ from models.usage import ModelCall
 from models.user import User
 
 __all__ = [
+    "MemoryAudit",
     "Base",
     "BoundaryEvent",
     "Conversation",

@@ -38,3 +38,6 @@ class OutboxRecord(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     published_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     stream_id: Mapped[str | None] = mapped_column(String(32))
+    seen: Mapped[str | None] = mapped_column(
+        Text, comment="JSON: section -> ids of what the reply's prompt carried (ella.seen)"
+    )

@@ -33,6 +33,7 @@ from models import (
     JobChunk,
     JobMark,
     JobRun,
+    MemoryAudit,
     MemoryNode,
     ModelBatch,
     ModelBatchItem,
@@ -113,6 +114,9 @@ PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
     ),
     "world_facts": _fact,
     "world_fact_events": _fact_event,
+    "memory_audit": lambda s, user, canary: s.add(
+        MemoryAudit(user_id=user, actor="user", action="forget_memory", target="memory:1", reason=canary)
+    ),
     "fact_reviews": lambda s, user, canary: s.add(
         FactReview(
             user_id=user,
