@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
+from ella.seen import SECTIONS
+from ella.seen import decode as decode_seen
 from ella.usage import PriceList, Tokens, job_of
 from models.arcs import RelationshipArcRow
+from models.audit import MemoryAudit
 from models.boundary import BoundaryEvent
 from models.chapters import StoryChapter
 from models.conversation import Conversation
@@ -30,6 +33,7 @@ from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.notifications import NotificationCandidate
 from models.outbox import OutboxRecord
+from models.review import FactReview
 from models.selflog import SelfLogEntry
 from models.usage import ModelCall, day_of, token_totals
 from models.user import User
@@ -51,6 +55,9 @@ class Turn:
     text: str
     ref: str  # the row's anchor: message-<message_id> or outbox-<id>
     route: str | None = None  # a reply's route: generated | canned | fallback
+    # What the reply's prompt carried (``outbox_records.seen``, ``ella.seen``): (section, ids) in the stored
+    # order; empty for a user's turn, a notification, or a reply stored before migration 0016 recorded it.
+    seen: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 @dataclass
@@ -92,17 +99,19 @@ def conversations(session: Session, user_id: str, limit: int, turn_limit: int) -
             OutboxRecord.in_reply_to,
             OutboxRecord.route,
             OutboxRecord.kind,
+            OutboxRecord.seen,
         )
         .where(OutboxRecord.user_id == user_id, OutboxRecord.conversation_id.in_(views))
         .order_by(OutboxRecord.created_at.desc())
         .limit(turn_limit * len(views))
     ).all()
-    for rec_conv, created, rid, text, in_reply_to, route, kind in records:
+    for rec_conv, created, rid, text, in_reply_to, route, kind, seen in records:
         if rec_conv is None:
             continue
         # a reply sorts right after the message it answers (models/turns.py does the same)
         at = sent_at.get(in_reply_to or "", created) if kind == "reply" else created
-        turns[rec_conv].append(Turn(at, "assistant", text, f"outbox-{rid}", route))
+        saw = tuple((section, tuple(ids)) for section, ids in decode_seen(seen).items() if ids)
+        turns[rec_conv].append(Turn(at, "assistant", text, f"outbox-{rid}", route, saw))
     for conv_id, view in views.items():
         ordered = sorted(turns[conv_id], key=lambda t: (t.at, t.role == "assistant"))
         view.turns = ordered[-turn_limit:]
@@ -148,8 +157,14 @@ def node_counts(session: Session, user_id: str) -> dict[str, int]:
 
 def cited_ids(evidence: str) -> list[int]:
     """The node ids a thought cites (a chat's evidence is its transcript: no ids)."""
+    return json_ids(evidence)
+
+
+def json_ids(text: str | None) -> list[int]:
+    """The ints of a stored JSON list (a thought's evidence, a review's fact ids); [] for anything else, so one
+    malformed row shows as empty rather than failing the page."""
     try:
-        value = json.loads(evidence or "[]")
+        value = json.loads(text or "[]")
     except ValueError:
         return []
     return [v for v in value if isinstance(v, int) and not isinstance(v, bool)] if isinstance(value, list) else []
@@ -299,6 +314,77 @@ def user_dead_letters(session: Session, user_id: str, limit: int) -> list[DeadLe
 
 
 @dataclass(frozen=True)
+class SeenItem:
+    """One id a reply's prompt carried, resolved to the line the page shows and the anchor of its own row."""
+
+    kind: str  # memory | fact | selflog | chapter | arc (``ella.seen.SECTIONS``)
+    id: int
+    text: str
+    anchor: str  # node-12, fact-7, selflog-3, chapter-2, arc-2026-11: present only if that row is on the page
+
+
+IN_CHUNK = 500  # ids per IN (...): SQLite's bound-parameter limit is far above, and the plans stay small
+
+
+def _chunks(ids: Iterable[int], size: int = IN_CHUNK) -> Iterable[list[int]]:
+    ordered = sorted(set(ids))
+    for start in range(0, len(ordered), size):
+        yield ordered[start : start + size]
+
+
+def seen_items(session: Session, user_id: str, turns: Iterable[Turn]) -> dict[tuple[str, int], SeenItem]:
+    """What the replies among ``turns`` saw, resolved by (kind, id): one query per kind (per 500 ids), each
+    scoped to this user, so an id of another user's row, or of a row forgotten since, is simply absent (the page
+    shows it as gone) and no other user's words can reach this page."""
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for turn in turns:
+        for section, ids in turn.seen:
+            kind = SECTIONS.get(section)
+            if kind is not None:
+                wanted[kind].update(ids)
+    out: dict[tuple[str, int], SeenItem] = {}
+
+    def put(kind: str, item_id: int, text: str, anchor: str) -> None:
+        out[(kind, item_id)] = SeenItem(kind, item_id, text, anchor)
+
+    for chunk in _chunks(wanted["memory"]):
+        m = MemoryNode
+        for i, description in session.execute(select(m.id, m.description).where(m.user_id == user_id, m.id.in_(chunk))):
+            put("memory", i, description, f"node-{i}")
+    for chunk in _chunks(wanted["fact"]):
+        f = WorldFact
+        rows = session.execute(
+            select(f.id, f.subject, f.predicate, f.object, f.tier, f.status).where(
+                f.user_id == user_id, f.id.in_(chunk)
+            )
+        )
+        for i, subject, predicate, obj, tier, status in rows:
+            put("fact", i, f"{subject}: {predicate}={obj} [{tier}, {status}]", f"fact-{i}")
+    for chunk in _chunks(wanted["selflog"]):
+        e = SelfLogEntry
+        for i, content in session.execute(select(e.id, e.content).where(e.user_id == user_id, e.id.in_(chunk))):
+            put("selflog", i, content, f"selflog-{i}")
+    for chunk in _chunks(wanted["chapter"]):
+        c = StoryChapter
+        for i, period, title in session.execute(
+            select(c.id, c.period, c.title).where(c.user_id == user_id, c.id.in_(chunk))
+        ):
+            put("chapter", i, f"{period}: {title}", f"chapter-{i}")
+    for chunk in _chunks(wanted["arc"]):
+        a = RelationshipArcRow
+        for i, period, stage, trajectory in session.execute(
+            select(a.id, a.period, a.stage, a.trajectory).where(a.user_id == user_id, a.id.in_(chunk))
+        ):
+            put("arc", i, f"{period}: {stage}, {trajectory}", f"arc-{period}")
+    return out
+
+
+def audit_count(session: Session, user_id: str) -> int:
+    """How many audit rows (forgets, retirements, corrections, exports) the user has."""
+    return session.scalar(select(func.count()).where(MemoryAudit.user_id == user_id)) or 0
+
+
+@dataclass(frozen=True)
 class KindDay:
     """Model calls of one kind on one UTC day (one user's or the fleet's)."""
 
@@ -436,3 +522,31 @@ def dead_letters(session: Session, limit: int) -> list[DeadLetter]:
 
 def dead_letter_count(session: Session) -> int:
     return session.scalar(select(func.count()).select_from(DeadLetter)) or 0
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """An open contest and its facts, in the review's order; a fact that is gone (or, defensively, is not the
+    review's user's) is ``None`` beside its id."""
+
+    review: FactReview
+    facts: list[tuple[int, WorldFact | None]]
+
+
+def review_queue(session: Session, limit: int, user_id: str | None = None) -> list[ReviewView]:
+    """The ``limit`` oldest open contests (``resolved_at IS NULL``: the model could not decide, a person must),
+    the fleet's or one user's, oldest first, each with its contested facts. Two queries: the facts are read in
+    one, each review's ids under its own user's id (``user_id = u AND id IN (...)`` per user)."""
+    query = select(FactReview).where(FactReview.resolved_at.is_(None))
+    if user_id is not None:
+        query = query.where(FactReview.user_id == user_id)
+    reviews = list(session.scalars(query.order_by(FactReview.created_at, FactReview.id).limit(limit)))
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for review in reviews:
+        wanted[review.user_id].update(json_ids(review.fact_ids))
+    clauses = [and_(WorldFact.user_id == uid, WorldFact.id.in_(sorted(ids))) for uid, ids in wanted.items() if ids]
+    facts: dict[tuple[str, int], WorldFact] = {}
+    if clauses:
+        for fact in session.scalars(select(WorldFact).where(or_(*clauses))):
+            facts[(fact.user_id, fact.id)] = fact
+    return [ReviewView(r, [(i, facts.get((r.user_id, i))) for i in json_ids(r.fact_ids)]) for r in reviews]

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, Text, select
+from sqlalchemy import ForeignKey, Index, String, Text, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
@@ -64,3 +64,11 @@ def open_reviews(session: Session, user_id: str | None = None) -> list[FactRevie
 
 def open_fact_ids(session: Session, user_id: str) -> set[int]:
     return {i for review in open_reviews(session, user_id) for i in review.ids}
+
+
+def open_review_count(session: Session, user_id: str | None = None) -> int:
+    """How many contests wait for a person: the fleet's (the operator's page heading), or one user's."""
+    query = select(func.count()).select_from(FactReview).where(FactReview.resolved_at.is_(None))
+    if user_id is not None:
+        query = query.where(FactReview.user_id == user_id)
+    return session.scalar(query) or 0

@@ -309,6 +309,19 @@ def test_in_a_browser_the_reflection_leads_to_its_evidence_and_a_fact_to_the_one
     thought = next(t for t in thoughts if json.loads(t.evidence))
     evidence = json.loads(thought.evidence)[0]
     newer = superseding_fact(user)
+    from ella.seen import encode
+    from models.outbox import OutboxRecord
+    from models.review import queue_review
+
+    with session_scope() as s:  # what the last reply saw (the cited node), and one contest waiting for a person
+        reply = s.scalars(
+            select(OutboxRecord).where(OutboxRecord.user_id == user, OutboxRecord.kind == "reply")
+            .order_by(OutboxRecord.id.desc())
+        ).first()  # fmt: skip
+        assert reply is not None
+        reply.seen = encode({"memories": [evidence]})
+        reply_ref, seen_text = f"outbox-{reply.id}", s.get(MemoryNode, evidence).description
+        review = queue_review(s, user, newer.subject, newer.predicate, newer.tier, [newer.id], "in the browser")
 
     shots = tmp_path
     with sync_playwright() as p:
@@ -349,9 +362,21 @@ def test_in_a_browser_the_reflection_leads_to_its_evidence_and_a_fact_to_the_one
             expect(old).to_contain_text("superseded")
             expect(old.locator("xpath=..")).to_contain_text(newer.object)  # the same chain's list
 
+            saw = page.locator(f"#saw-{reply_ref}")  # what Ella saw: folded until the operator opens it
+            saw.scroll_into_view_if_needed()
+            expect(saw.locator("dd").first).not_to_be_visible()
+            saw.locator("summary").click()
+            expect(saw.locator("dd").first).to_be_visible()
+            expect(saw).to_contain_text(seen_text)
+            saw.locator(f'a[href="#node-{evidence}"]').click()
+            expect(page.locator(f"#node-{evidence}")).to_be_in_viewport()
+
             fleet = page.goto(f"{server}/")
             assert fleet is not None and fleet.status == 200
             expect(page.locator(f"#user-{user} a")).to_have_text(user)
+            expect(page.locator("#review-count")).to_have_text("1")
+            expect(page.locator("#summary-review-count")).to_have_text("1")
+            expect(page.locator(f"#review-{review}")).to_contain_text(newer.object)
             page.screenshot(path=str(shots / "inspect-fleet.png"), full_page=True)
             page.locator(f"#user-{user} a").click()
             expect(page.locator("#user-page h1")).to_contain_text(user)
@@ -400,3 +425,160 @@ def test_the_users_page_says_what_made_each_node_fact_and_arc(migrated_db):
     text = " ".join(re.sub(r"<[^>]+>", "", html).split())
     assert f"made by offline fact_extraction@{prompt_version('fact_extraction')}" in text
     assert "made by rules anchor@rules" in text
+
+
+# --- the review queue, what each reply saw, the audit trail ---------------------------------------------------
+
+
+def add_fact(session, user: str, subject: str, predicate: str, obj: str, status: str = "contested") -> int:
+    """A fact row of its own chain, as a contest leaves two (models/review.py queues their ids)."""
+    fact = WorldFact(user_id=user, chain=uuid.uuid4().hex[:16], tier="observed", status=status, subject=subject,
+                     predicate=predicate, object=obj, written_by="model", valid_from=T0)  # fmt: skip
+    session.add(fact)
+    session.flush()
+    return fact.id
+
+
+def test_the_fleet_page_counts_the_open_reviews_and_lists_them_but_not_the_resolved_one(migrated_db):
+    """The queue is what a person must act on: the open count in the heading and the summary, the oldest open
+    contests with their facts' objects (each read under its own user: another user's fact id shows as gone),
+    how long each has waited, and the command that settles one."""
+    from models.review import FactReview, queue_review
+    from workers.inspect import REVIEW_RESOLVE, render_fleet_page
+
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    one, two = f"ra-{uuid.uuid4().hex[:6]}", f"rb-{uuid.uuid4().hex[:6]}"
+    with session_scope() as s:
+        s.add_all([User(id=one), User(id=two)])
+        s.flush()
+        cafe = [add_fact(s, one, "ellahome.cafe", "opens_at", o) for o in ("7am", "8am")]
+        hers = add_fact(s, two, "ellahome.cat", "name", "Pebble")
+        settled = add_fact(s, two, "ellahome.dog", "name", "Rex-the-settled")
+        first = queue_review(s, one, "ellahome.cafe", "opens_at", "observed", cafe, "two sightings disagree")
+        second = queue_review(s, two, "ellahome.cat", "name", "observed", [hers, cafe[0]], "undecided")
+        resolved = queue_review(s, two, "ellahome.dog", "name", "observed", [settled], "settled-already")
+        for review_id, waited in ((first, timedelta(days=3, hours=2)), (second, timedelta(hours=5, minutes=7)),
+                                  (resolved, timedelta(days=9))):  # fmt: skip
+            s.get(FactReview, review_id).created_at = now - waited
+        s.get(FactReview, resolved).resolved_at = now - timedelta(days=1)
+    html = render_fleet_page(now=now)
+    assert '<span id="review-count">2</span>' in html
+    assert '<strong id="summary-review-count">2</strong>' in html
+    assert html.index(f'id="review-{first}"') < html.index(f'id="review-{second}"')  # oldest first
+    row = cells(html, f"review-{first}")
+    assert row[:5] == [str(first), one, "ellahome.cafe", "opens_at", "observed"]
+    assert f"fact {cafe[0]}: 7am" in row[5] and f"fact {cafe[1]}: 8am" in row[5]
+    assert row[6:] == ["two sightings disagree", "3d 2h"]
+    row = cells(html, f"review-{second}")
+    assert row[1] == two and f"fact {hers}: Pebble" in row[5] and row[7] == "5h 7m"
+    assert f"fact {cafe[0]} (gone)" in row[5]  # user one's fact, named by user two's review: not shown as theirs
+    assert f'href="/users/{one}"' in html and f'href="/users/{two}#fact-{hers}"' in html
+    assert f'id="review-{resolved}"' not in html and "Rex-the-settled" not in html and "settled-already" not in html
+    assert REVIEW_RESOLVE in html
+
+
+def test_a_users_page_shows_only_that_users_open_reviews(migrated_db):
+    from models.review import FactReview, queue_review
+    from workers.inspect import render_user_page
+
+    mine, theirs = f"rm-{uuid.uuid4().hex[:6]}", f"rt-{uuid.uuid4().hex[:6]}"
+    with session_scope() as s:
+        s.add_all([User(id=mine), User(id=theirs)])
+        s.flush()
+        ids = [add_fact(s, mine, "ellahome.lamp", "colour", o) for o in ("amber", "teal")]
+        other = add_fact(s, theirs, "ellahome.boat", "name", "Quetzalboat")
+        open_one = queue_review(s, mine, "ellahome.lamp", "colour", "observed", ids, "undecided")
+        done = queue_review(s, mine, "ellahome.lamp", "colour", "observed", ids[:1], "done-before")
+        s.get(FactReview, done).resolved_at = datetime.now(UTC)
+        queue_review(s, theirs, "ellahome.boat", "name", "observed", [other], "theirs")
+    html = render_user_page(mine)
+    assert '<span id="review-count">1</span>' in html
+    row = cells(html, f"review-{open_one}")
+    assert row[1:4] == ["ellahome.lamp", "colour", "observed"] and "amber" in row[4] and "teal" in row[4]
+    assert "done-before" not in html and "Quetzalboat" not in html and "ellahome.boat" not in html
+
+
+def saw_block(html: str, ref: str) -> str:
+    import re
+
+    block = re.search(rf'<details class="seen" id="saw-{re.escape(ref)}">(.*?)</details>', html, re.S)
+    assert block, f"no 'what Ella saw' for {ref}"
+    return block.group(1)
+
+
+def test_a_reply_shows_what_ella_saw_and_an_id_not_the_users_as_gone(migrated_db):
+    """The reply's map resolved under the page's user: the memory's description (linked to its row), the fact
+    line, the self-log entry; another user's node id placed in the map is "(gone)" and none of their words show.
+    A reply stored without a map shows nothing."""
+    from html import escape
+
+    from ella.seen import encode
+    from models.outbox import OutboxRecord
+    from models.selflog import SelfLogEntry
+    from workers.inspect import render_user_page
+
+    mine, theirs = f"w-{uuid.uuid4().hex[:6]}", f"x-{uuid.uuid4().hex[:6]}"
+    build_user(mine, ["I live in Leeds", "My sister Maya is helping me practise"], trigger_max=150)
+    build_user(theirs, ["My dog Zorblax and I live in Quetzaltown"], trigger_max=150)
+    with session_scope() as s:
+        node = s.scalars(select(MemoryNode).where(MemoryNode.user_id == mine).order_by(MemoryNode.id)).first()
+        their_node = s.scalars(select(MemoryNode).where(MemoryNode.user_id == theirs)).first()
+        fact = s.scalars(select(WorldFact).where(WorldFact.user_id == mine)).first()
+        assert node is not None and their_node is not None and fact is not None
+        entry = SelfLogEntry(user_id=mine, content="I sketched <herons> by the canal", about="[]", sources="[]")
+        s.add(entry)
+        s.flush()
+        replies = s.scalars(
+            select(OutboxRecord).where(OutboxRecord.user_id == mine, OutboxRecord.kind == "reply")
+            .order_by(OutboxRecord.id)
+        ).all()  # fmt: skip
+        assert len(replies) == 2
+        replies[1].seen = encode({"memories": [node.id, their_node.id], "facts": [fact.id], "selflog": [entry.id]})
+        replies[0].seen = None
+        ref, bare = f"outbox-{replies[1].id}", f"outbox-{replies[0].id}"
+        description, line = (
+            node.description,
+            f"{fact.subject}: {fact.predicate}={fact.object} [{fact.tier}, {fact.status}]",
+        )
+        their_id = their_node.id
+    html = render_user_page(mine)
+    block = saw_block(html, ref)
+    assert "<dt>memories</dt>" in block and "<dt>facts</dt>" in block and "<dt>selflog</dt>" in block
+    assert f'<a class="id" href="#node-{node.id}">#{node.id}</a> {escape(description)}' in block
+    assert escape(line) in block
+    assert "I sketched &lt;herons&gt; by the canal" in block and "<herons>" not in html
+    assert f'<span class="id">#{their_id}</span> <span class="gone">(gone)</span>' in block
+    for trace in (theirs, "Zorblax", "Quetzaltown"):
+        assert trace not in html
+    row = html.split(f'<tr id="{bare}"', 1)[1].split("</tr>", 1)[0]
+    assert "<details" not in row
+
+
+def test_the_users_page_shows_their_audit_trail_and_says_so_when_empty(migrated_db):
+    from models.audit import MemoryAudit
+    from workers.inspect import render_user_page
+
+    mine, theirs, quiet = (f"{p}-{uuid.uuid4().hex[:6]}" for p in ("au", "av", "aq"))
+    with session_scope() as s:
+        s.add_all([User(id=mine), User(id=theirs), User(id=quiet)])
+        s.flush()
+        fact = add_fact(s, mine, "user", "lives_in", "Leeds", status="retired")
+        rows = [
+            MemoryAudit(user_id=mine, at=T0, actor="user", action="forget_memory", target="memory:41",
+                        reason="please forget the funeral"),
+            MemoryAudit(user_id=mine, at=T0 + timedelta(hours=1), actor="operator:sam", action="retire_fact",
+                        target=f"fact:{fact}", reason="wrong city"),
+            MemoryAudit(user_id=theirs, at=T0, actor="user", action="export", target="user", reason="their-reason"),
+        ]  # fmt: skip
+        s.add_all(rows)
+        s.flush()
+        forget, retire = rows[0].id, rows[1].id
+    assert "Nothing forgotten, retired, corrected or exported." in render_user_page(quiet)
+    html = render_user_page(mine)
+    assert cells(html, f"audit-{forget}") == ["2026-11-20 09:00:00", "user", "forget_memory", "memory:41",
+                                              "please forget the funeral"]  # fmt: skip
+    assert cells(html, f"audit-{retire}") == ["2026-11-20 10:00:00", "operator:sam", "retire_fact", f"fact:{fact}",
+                                              "wrong city"]  # fmt: skip
+    assert f'<a class="id" href="#fact-{fact}">fact:{fact}</a>' in html  # the retired fact's row is on the page
+    assert html.index(f'id="audit-{retire}"') < html.index(f'id="audit-{forget}"')  # newest first
+    assert "their-reason" not in html and "Nothing forgotten" not in html

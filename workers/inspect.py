@@ -13,6 +13,13 @@ The pieces:
   compared in constant time (``workers.flower_auth.authorized``).
 - ``serve(host, port)``: uvicorn, on 127.0.0.1 unless told otherwise; it refuses to start without credentials.
 
+What an operator acts on or asks about, beside the timeline: the contests waiting for a person (``fact_reviews``
+with ``resolved_at`` NULL; the fleet page's count and oldest ``REVIEWS_SHOWN``, a user's own on their page, and
+the ``ella review contested`` command that settles one: the page itself never writes); "what Ella saw" beside
+each reply (``outbox_records.seen``, ``ella.seen``: every id resolved under the page's user, so an id that is
+forgotten or not theirs shows as "(gone)", never as another user's words); and the audit trail of forgets and
+corrections (``models.audit``).
+
 Read-only by construction: the pages use ``autocommit_scope`` sessions and the loaders of ``models/inspect.py``
 (and a few existing queries), none of which writes; every user query is scoped by the user's id. Every list has a
 cap (the ``*_SHOWN`` constants) and says when it cut, so a user with 10,000 memories renders in a few hundred
@@ -58,6 +65,11 @@ FLEET_DAYS = 30
 FLEET_USERS_SHOWN = 50
 DEAD_LETTERS_SHOWN = 20
 RUNS_SHOWN = 20
+REVIEWS_SHOWN = 50  # the oldest open contests (fleet page; and per user)
+AUDIT_SHOWN = 200
+# How the operator acts on the review queue (workers/cli_world.py ``review_contested``); the page only reads.
+REVIEW_LIST = "ella review contested"
+REVIEW_RESOLVE = "ella review contested --resolve REVIEW --winner FACT"
 
 
 @cache
@@ -70,6 +82,7 @@ def environment() -> Environment:
     )
     env.filters["when"] = when
     env.filters["made_by"] = made_by
+    env.filters["age"] = age
     return env
 
 
@@ -88,6 +101,22 @@ def when(value: datetime | None) -> str:
     if value.tzinfo is not None:
         value = value.astimezone(UTC)
     return value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def age(value: datetime | None, now: datetime) -> str:
+    """How long ago, coarsely (``3d 4h``, ``2h 5m``, ``12m``, ``<1m``): what an operator needs to see which
+    contest has waited longest."""
+    if value is None:
+        return "—"
+    seconds = max(int((now - value).total_seconds()), 0)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m" if minutes else "<1m"
 
 
 def stylesheet() -> str:
@@ -149,11 +178,50 @@ class Cut:
         return self.shown < self.total
 
 
-def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class SawItem:
+    """One id a reply saw, as the page shows it: its line (None when the page cannot resolve it: forgotten
+    since, another user's, an unknown section) and the anchor of its row when that row is on this page."""
+
+    id: int
+    text: str | None
+    anchor: str | None
+
+
+@dataclass(frozen=True)
+class Saw:
+    """One prompt section of what a reply saw."""
+
+    section: str
+    rows: list[SawItem]
+
+
+def what_ella_saw(seen: Any, resolved: dict[tuple[str, int], Any], anchors: set[str]) -> list[Saw]:
+    """A reply's ``seen`` (``Turn.seen``) resolved against ``models.inspect.seen_items``: sections in the order
+    stored, ids in the order shown to the model; a row's anchor is linked only if that row is on the page."""
+    from ella.seen import SECTIONS
+
+    out = []
+    for section, ids in seen:
+        kind = SECTIONS.get(section)
+        items = []
+        for i in ids:
+            item = resolved.get((kind, i)) if kind is not None else None
+            if item is None:
+                items.append(SawItem(i, None, None))
+            else:
+                items.append(SawItem(i, item.text, item.anchor if item.anchor in anchors else None))
+        out.append(Saw(section, items))
+    return out
+
+
+def user_context(session: Any, user_id: str, now: datetime | None = None) -> dict[str, Any] | None:
     """Everything the user page shows, loaded in one read-only session; None for an unknown user."""
     from ella.usage import PriceList
     from models import inspect as q
+    from models.audit import audit_trail
     from models.notifications import grounded_on, user_candidates
+    from models.review import open_review_count
     from models.usage import spend_per_user_day
     from models.user import User
 
@@ -176,9 +244,25 @@ def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
     }
     spend = spend_per_user_day(session, PriceList(settings.prices, settings.batch_price_factor), user_id=user_id)
     chapters = q.chapters(session, user_id, CHAPTERS_SHOWN)
+    selflog = q.self_log(session, user_id, SELFLOG_SHOWN)
+    arcs = q.arcs(session, user_id)
+    views = q.conversations(session, user_id, CONVERSATIONS_SHOWN, TURNS_SHOWN)
+    turns = [t for view in views for t in view.turns]
+    resolved = q.seen_items(session, user_id, turns)
+    anchors = (
+        {f"node-{n.id}" for n in [*nodes, *evidence_nodes]}
+        | {f"fact-{i}" for i in fact_ids}
+        | {f"selflog-{e.id}" for e in selflog}
+        | {f"chapter-{c.id}" for c in chapters}
+        | {f"arc-{a.period}" for a in arcs}
+    )
+    audit = audit_trail(session, user_id, AUDIT_SHOWN)
+    reviews = q.review_queue(session, REVIEWS_SHOWN, user_id=user_id)
     return {
         "user": user,
-        "conversations": q.conversations(session, user_id, CONVERSATIONS_SHOWN, TURNS_SHOWN),
+        "now": now or datetime.now(UTC),
+        "conversations": views,
+        "saw": {t.ref: what_ella_saw(t.seen, resolved, anchors) for t in turns if t.seen},
         "conversations_cut": Cut(
             min(CONVERSATIONS_SHOWN, q.conversation_count(session, user_id)), q.conversation_count(session, user_id)
         ),
@@ -193,7 +277,7 @@ def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
         "chains": chains,
         "chains_cut": Cut(len(chains), chain_total),
         "fact_events": q.fact_events(session, user_id, fact_ids),
-        "selflog": q.self_log(session, user_id, SELFLOG_SHOWN),
+        "selflog": selflog,
         "candidates": candidates,
         "grounds": grounds,
         "boundary": q.boundary_events(session, user_id, BOUNDARY_SHOWN),
@@ -202,8 +286,15 @@ def user_context(session: Any, user_id: str) -> dict[str, Any] | None:
         "calls": q.calls_per_day(session, user_id),
         "chapters": chapters,
         "chapter_moments": {c.id: _json_list(c.key_moments) for c in chapters},
-        "arcs": q.arcs(session, user_id),
+        "arcs": arcs,
         "dead_letters": q.user_dead_letters(session, user_id, DEAD_LETTERS_SHOWN),
+        "audit": audit,
+        "audit_cut": Cut(len(audit), q.audit_count(session, user_id)),
+        "reviews": reviews,
+        "review_count": open_review_count(session, user_id),
+        "review_list": REVIEW_LIST,
+        "review_resolve": REVIEW_RESOLVE,
+        "anchors": anchors,
     }
 
 
@@ -235,6 +326,7 @@ def render_user_page(user_id: str, *, static: bool = False) -> str:
 def fleet_context(session: Any, now: datetime) -> dict[str, Any]:
     from ella.usage import PriceList
     from models import inspect as q
+    from models.review import open_review_count
     from models.runs import progress, recent_runs
 
     settings = get_settings()
@@ -256,6 +348,10 @@ def fleet_context(session: Any, now: datetime) -> dict[str, Any]:
         "dead_letters": q.dead_letters(session, DEAD_LETTERS_SHOWN),
         "dead_letter_count": q.dead_letter_count(session),
         "runs": [progress(run, now) for run in runs],
+        "review_count": open_review_count(session),
+        "reviews": q.review_queue(session, REVIEWS_SHOWN),
+        "review_list": REVIEW_LIST,
+        "review_resolve": REVIEW_RESOLVE,
     }
 
 
