@@ -42,7 +42,14 @@ from ella.ledger.consolidation import FactsInView
 from ella.llm.kinds import Reply
 from ella.llm.port import ModelPort
 from ella.llm.types import PermanentModelError, TransientModelError
-from ella.memory.retrieval import DEFAULT_WEIGHTS, Retrievable, RetrievalWeights, newest_thoughts, rank_memories
+from ella.memory.retrieval import (
+    DEFAULT_WEIGHTS,
+    Retrievable,
+    RetrievalWeights,
+    newest_thought_nodes,
+    rank_memories,
+)
+from ella.memory.say import MemoryView, SayDecision, SayRequest, decide, from_reading, read_request
 from ella.provenance import Provenance
 
 log = logging.getLogger(__name__)
@@ -73,6 +80,15 @@ class ReplyContext:
     # The user's live facts the turn touches, with their ids, and their day: the reply reads the turn for facts
     # against them (``Reply.facts``, extraction folded into this call). None: it does not (nothing loaded).
     facts: FactsInView | None = None
+    # What used to be true in her world, for a message that asks about its past (``models.ledger.past_view``):
+    # its own section of the volatile input, and the ids of the facts it shows.
+    world_past: str = ""
+    past_ids: Sequence[int] = ()
+    # The ids behind the prose parts, for what the reply saw (``ella.seen``).
+    world_ids: Sequence[int] = ()
+    selflog_ids: Sequence[int] = ()
+    chapter_ids: Sequence[int] = ()
+    arc_ids: Sequence[int] = ()
 
 
 @dataclass(frozen=True)
@@ -101,6 +117,12 @@ class ReplyOutcome:
     # shown: ``ella.extract_facts`` applies them with no call of its own. None: the turn is extracted by a call.
     facts: list[dict[str, Any]] | None = None
     facts_shown: list[int] = field(default_factory=list)
+    # The user's say over their memory (``ella.memory.say``): what this turn asked and what it does, carried
+    # out with the turn (``models.forgetting``); the reply is its answer. None: not such a turn.
+    say: SayDecision | None = None
+    # What the reply's prompt carried, by section (``ella.seen``): stored with the reply.
+    seen: dict[str, list[int]] = field(default_factory=dict)
+    memory_reading: tuple[str, str] = ("none", "")  # the reply call's (memory, memory_about) reading
 
 
 # What a reading other than "none" means to the guard: the category and route a rule would have given, so the
@@ -204,11 +226,13 @@ def generate_reply(
         else []
     )
     memory_ids = [node.id for node in memories]
+    thoughts = newest_thought_nodes(nodes, THOUGHTS_IN_REPLY, now)
     variables = {
         "name": payload.user_id,
         "message": payload.text,
         "memories": [node.description for node in memories],
-        "reflections": " ".join(newest_thoughts(nodes, THOUGHTS_IN_REPLY, now)) or "(none yet)",
+        "reflections": " ".join(t.description for t in thoughts) or "(none yet)",
+        "world_past": context.world_past,
         # For the offline engine's rules (the template shows neither: the model reads the memories above and the
         # world in WORLD FACTS): which memory is from an earlier conversation, and Ella's mood, book, happening.
         "recalled": recall_notes(memories, payload, context.history),
@@ -218,6 +242,16 @@ def generate_reply(
         "known": context.facts.known if context.facts else [],
     }
     shown = context.facts.ids if context.facts else []
+    seen = {
+        "memories": memory_ids,
+        "thoughts": [t.id for t in thoughts],
+        "facts": list(shown),
+        "world": list(context.world_ids),
+        "past": list(context.past_ids),
+        "selflog": list(context.selflog_ids),
+        "chapter": list(context.chapter_ids),
+        "arc": list(context.arc_ids),
+    }
     try:
         result = port.call(
             Reply,
@@ -237,7 +271,7 @@ def generate_reply(
         reason = f"model unavailable for the live reply after retries (the fallback was sent): {exc}"
     else:
         if result.failsafe:
-            return ReplyOutcome(OutgoingReply(text=result.value.reply, route="fallback"), memory_ids)
+            return ReplyOutcome(OutgoingReply(text=result.value.reply, route="fallback"), memory_ids, seen=seen)
         value = result.value
         statements = [item.model_dump() for item in value.self_statements]
         return ReplyOutcome(
@@ -252,9 +286,11 @@ def generate_reply(
             if context.facts is None or value.facts is None
             else [f.model_dump(mode="json") for f in value.facts],
             facts_shown=shown,
+            seen=seen,
+            memory_reading=(value.memory, value.memory_about),
         )
     fallback = OutgoingReply(text=Reply.failsafe({}).reply, route="fallback")
-    return ReplyOutcome(fallback, memory_ids, dead_letter_reason=reason)
+    return ReplyOutcome(fallback, memory_ids, dead_letter_reason=reason, seen=seen)
 
 
 def respond(
@@ -267,16 +303,41 @@ def respond(
     load_context: Callable[[], ReplyContext],
     locale: Callable[[], str],
     final_attempt: bool,
+    load_view: Callable[[], MemoryView] | None = None,
 ) -> ReplyOutcome:
     """Guarded in, generated (or hand-written), guarded out. ``load_context`` and ``locale`` are called only
-    when needed: a canned reply needs the locale, a model that reads context needs the context."""
+    when needed: a canned reply needs the locale, a model that reads context needs the context.
+
+    A turn that asks about the user's memory (``ella.memory.say``; ``load_view`` loads what Ella holds) is
+    answered from what she holds: read by rule first, at no call; on a model's path the reply call's own reading
+    catches what the rules missed, and its generated reply gives way to the answer."""
     canned = check_inbound(payload, policy, locale)
     if canned is not None:
         return canned
+    asked = read_request(payload.text) if load_view is not None else None
+    if asked is not None and load_view is not None:
+        answered = answer_request(asked, load_view)
+        if answered is not None:
+            return answered
     # A provider that reads no context (a test double) skips the loading; the offline engine reads it.
     context = load_context() if port.provider.reads_context else ReplyContext()
     outcome = generate_reply(port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt)
-    return check_outbound(check_reading(outcome, payload, policy, locale), policy)
+    outcome = check_outbound(check_reading(outcome, payload, policy, locale), policy)
+    read = from_reading(*outcome.memory_reading) if outcome.reply.route == "generated" else None
+    if read is not None and load_view is not None:
+        log.info("the reply's own reading found a memory request (%s) the rules missed", read.ask)
+        return answer_request(read, load_view) or outcome
+    return outcome
+
+
+def answer_request(request: SayRequest, load_view: Callable[[], MemoryView]) -> ReplyOutcome | None:
+    """The turn's answer to a memory request, from what Ella holds; None when it turns out to be none."""
+    decision = decide(request, load_view())
+    if decision is None:
+        return None
+    reply = OutgoingReply(text=decision.reply, route="canned", category="memory")
+    seen = {"facts": list(decision.shown_facts), "thoughts": list(decision.shown_nodes)}
+    return ReplyOutcome(reply, say=decision, seen=seen)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,12 @@ def current_arc(session: Session, user_id: str) -> Arc | None:
     return current_arcs(session, [user_id]).get(user_id)
 
 
+def current_arc_with_id(session: Session, user_id: str) -> tuple[Arc | None, int | None]:
+    """``current_arc`` and its row's id (what the reply saw: ``ella.seen``)."""
+    rows = newest_per_user(session, RelationshipArcRow, [user_id], in_prompts(RelationshipArcRow))
+    return (rows[0].as_arc(), rows[0].id) if rows else (None, None)
+
+
 def arcs_before(session: Session, periods: dict[str, str]) -> dict[str, Arc]:
     """For each ``user_id -> month``, the user's latest arc of an earlier month (the one a new arc follows);
     one query for the chunk. A re-plan of a month already read does not take that month's own arc."""

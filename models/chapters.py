@@ -180,5 +180,11 @@ def latest_chapter(session: Session, user_id: str) -> Chapter | None:
     return latest_chapters(session, [user_id]).get(user_id)
 
 
+def latest_chapter_with_id(session: Session, user_id: str) -> tuple[Chapter | None, int | None]:
+    """``latest_chapter`` and its row's id (what the reply saw: ``ella.seen``)."""
+    rows = newest_per_user(session, StoryChapter, [user_id], in_prompts(StoryChapter))
+    return (rows[0].as_chapter(), rows[0].id) if rows else (None, None)
+
+
 def chapter_count(session: Session, user_id: str) -> int:
     return session.scalar(select(func.count()).where(StoryChapter.user_id == user_id)) or 0

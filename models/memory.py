@@ -154,11 +154,18 @@ def node_rows(session: Session, user_id: str, after_id: int = 0) -> list[NodeRow
     return [NodeRow(*row) for row in result]
 
 
+def current_epoch(session: Session, user_id: str) -> int:
+    """The user's ``memory_epoch`` (0 for a user without a row): what a freshly built retrieval index is of."""
+    return int(session.scalar(select(User.memory_epoch).where(User.id == user_id)) or 0)
+
+
 def stream_changes(
     session: Session, user_id: str, since: datetime | None
-) -> tuple[int | None, list[tuple[int, datetime]]]:
-    """The user's newest node id (None without nodes) and ``(id, last access)`` of the nodes accessed at or
-    after ``since``, in one round trip.
+) -> tuple[int | None, list[tuple[int, datetime]], int]:
+    """The user's newest node id (None without nodes), ``(id, last access)`` of the nodes accessed at or
+    after ``since``, and the user's ``memory_epoch`` (raised by every forget of one memory, which deletes from
+    the middle of the stream: a cache that only looks at the newest id would keep the forgotten node), in one
+    round trip (0 without nodes).
 
     Why one statement: on a warm retrieval these two reads are all the database work, and each round trip
     costs more than the ranking's arithmetic at 10,000 memories. The newest node is one of the rows (it
@@ -170,15 +177,16 @@ def stream_changes(
     matches = MemoryNode.id == newest
     if since is not None:
         matches = or_(matches, MemoryNode.last_accessed_at >= since)
+    epoch = select(User.memory_epoch).where(User.id == user_id).scalar_subquery()
     rows = session.execute(
-        select(MemoryNode.id, MemoryNode.last_accessed_at, newest).where(
+        select(MemoryNode.id, MemoryNode.last_accessed_at, newest, epoch).where(
             MemoryNode.user_id == user_id, matches, shown_to_model()
         )
     ).all()
     if not rows:
-        return None, []
-    touched = [(node_id, at) for node_id, at, _ in rows if since is not None and at >= since]
-    return rows[0][2], touched
+        return None, [], 0
+    touched = [(node_id, at) for node_id, at, _, _ in rows if since is not None and at >= since]
+    return rows[0][2], touched, int(rows[0][3] or 0)
 
 
 def nodes_of_other_models(session: Session, model_id: str, after_id: int, limit: int) -> list[tuple[int, str]]:

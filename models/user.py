@@ -48,6 +48,9 @@ class User(Base):
     profile_updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), comment="the gateway's updated_at")
     # When Ella last reached out (any kind): the spacing rule reads it without scanning notifications.
     last_notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Raised by every forget of one memory (models.forgetting): the per-process retrieval caches, which assume
+    # the stream only grows, rebuild the user's index when it moves (workers.memory_cache).
+    memory_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 def touch_user(session: Session, user_id: str, seen_at: datetime, defaults: dict[str, Any]) -> User:

@@ -25,16 +25,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ella import seen as seen_map
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
 from ella.llm.types import TransientModelError
 from ella.memory.quarantine import hold_for
+from ella.memory.say import Ask, SayDecision
 from ella.reply import ReplyOutcome, disclose
 from ella.world import images
 from models.base import utcnow
 from models.boundary import log_verdict
+from models.forgetting import FORGOTTEN_TEXT, Forgetting, correct_fact, forget_items
 from models.memory import mark_accessed
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
@@ -44,6 +48,8 @@ from workers import events, inbox
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
+from workers.embedding_cache import shared_embedder
+from workers.forgetting import forget_outside
 from workers.llm import held_usage_rows, write_usage
 from workers.logs import user_scope
 from workers.publishing import publish, publish_stored_reply
@@ -65,6 +71,20 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
     return found
 
 
+def stored_follow(found: InboundMessage) -> dict[str, Any]:
+    """What a repeat delivery of a stored turn emits with it: its hold, or that it was a memory request (answered
+    with category ``memory``, or its words forgotten), which is neither perceived nor read for facts."""
+    if found.text == FORGOTTEN_TEXT:
+        return {"say": "forget"}
+    with autocommit_scope() as session:
+        category = session.scalar(
+            select(OutboxRecord.category).where(
+                OutboxRecord.user_id == found.user_id, OutboxRecord.in_reply_to == found.message_id
+            )
+        )
+    return {"say": "memory"} if category == "memory" else {"quarantine": found.quarantine}
+
+
 def turn_hold(outcome: ReplyOutcome) -> str | None:
     """The hold the guard's inbound verdicts put on this turn (``ella.memory.quarantine``), or None."""
     hold = hold_for(verdict.category for direction, verdict in outcome.fires if direction == "inbound")
@@ -77,11 +97,14 @@ def store_turn(
     """The turn, its reply and everything that belongs with them, in the caller's transaction; ``hold`` is the
     guard's hold on the turn (``turn_hold``)."""
     settings = get_settings()
+    say = outcome.say
+    asked_to_forget = say is not None and say.ask == Ask.FORGET
     record, user, conversation = store_exchange(
         session,
         message_id=payload.message_id,
         user_id=payload.user_id,
-        text=payload.text,
+        # a request to forget names what it forgets: its own words are not kept either
+        text=FORGOTTEN_TEXT if asked_to_forget else payload.text,
         sent_at=payload.sent_at,
         external_conversation_id=payload.conversation_id,
         reply=outcome.reply,
@@ -118,7 +141,27 @@ def store_turn(
     if outcome.self_statements:
         add_entries(session, payload.user_id, utcnow(), outcome.self_statements, payload.message_id, outcome.made_by)
     mark_accessed(session, outcome.memory_ids, datetime.now(UTC))
+    if outcome.seen:
+        record.seen = seen_map.encode(outcome.seen)
+    if say is not None and say.changes:
+        session.flush()
+        session.info["forgetting"] = carry_out(session, payload, say)
     return record
+
+
+def carry_out(session: Session, payload: IngestPayload, say: SayDecision) -> Forgetting | None:
+    """What the user asked in conversation, in the turn's transaction (``models.forgetting``: the code the
+    gateway's requests and the operator's commands run too)."""
+    embedder = shared_embedder()
+    why = "the user asked in conversation"
+    if say.correct is not None:
+        fact_id, value = say.correct
+        correct_fact(session, payload.user_id, fact_id, value, actor="user", reason="corrected by the user in "
+                     "conversation", source_message_id=payload.message_id, request_id=payload.message_id)  # fmt: skip
+        return None
+    return forget_items(session, payload.user_id, nodes=say.forget_nodes, facts=say.forget_facts,
+                        messages=say.forget_messages, embedder=embedder, actor="user", reason=why,
+                        request_id=payload.message_id)  # fmt: skip
 
 
 def wait_until(deadline: float) -> float:
@@ -146,9 +189,7 @@ def ingest(
     found = stored_message(payload)
     if found is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
-        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {
-            "quarantine": found.quarantine
-        }
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), stored_follow(found)
     hold_in_inbox(payload)
     outcome = answer(payload, final_attempt)
     if outcome.dead_letter_reason:
@@ -161,22 +202,25 @@ def ingest(
             record = store_turn(session, payload, outcome, task_id, hold)
             write_usage(list(usage), session)  # the reply's model calls, in the same commit
             closed = list(session.info.get("closed_conversations", []))
+            forgetting = session.info.get("forgetting")
     except IntegrityError:
         found = stored_message(payload)
         if found is None:
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
         # held usage rows are written when the task ends
-        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {
-            "quarantine": found.quarantine
-        }
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), stored_follow(found)
     usage.clear()  # committed with the turn
+    if forgetting is not None:
+        forget_outside(payload.user_id, forgetting)
     stream_id = publish(record, wait_until(publish_by))
     for conversation_id in closed:
         events.conversation_closed(conversation_id)
     named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
     if named:  # Ella's own words named her door, her cat...: a first reference draws its picture
         events.entities_referenced(user_id=payload.user_id, entities=named)
+    if outcome.say is not None:  # a memory request is not itself a memory, nor a fact
+        return stream_id, {"say": outcome.say.ask.value}
     made_by = outcome.made_by.columns() if outcome.made_by is not None and outcome.perception else None
     follow: dict[str, Any] = {"perception": outcome.perception, "provenance": made_by, "quarantine": hold}
     if outcome.facts is not None and outcome.made_by is not None:  # the reply read the turn for facts
@@ -228,6 +272,8 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
     inbox.forget(get_redis(), payload.user_id, payload.message_id)
     turn: dict[str, Any] = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
     ledger = memory.pop("ledger", None) or {}  # the reply's own fact statements, if it read the turn for them
+    if memory.pop("say", None) is not None:  # what do you remember / forget / correct: answered, not perceived
+        return stream_id
     events.turn_to_memory(**turn, sent_at=payload.sent_at.isoformat(), **memory)
     if not memory.get("quarantine"):  # a held turn's words never reach extraction (ella.memory.quarantine)
         events.turn_to_ledger(**turn, sent_at=payload.sent_at.isoformat(), **ledger)

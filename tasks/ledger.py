@@ -30,6 +30,7 @@ from ella.ledger.rules import USER_SUBJECT, FactConflict, Writer
 from ella.llm.kinds import ContestedVerdict, ExtractedFact, FactExtraction
 from ella.llm.types import PermanentModelError, TransientModelError
 from ella.provenance import Provenance
+from models.forgetting import message_forgotten
 from models.ledger import WorldFact, append, current, has_facts_from, retire, user_zone, users_with_contests
 from models.memory import expire_plans_about
 from models.review import open_fact_ids, queue_review
@@ -164,6 +165,8 @@ def extract_facts(
         counts: dict[str, int] = {}
         now = datetime.now(zone)
         with session_scope() as session:
+            if message_forgotten(session, user_id, message_id):
+                return {"forgotten": 1}  # the user asked to forget it meanwhile
             live = advance_world(session, user_id, now)  # a new user's world gets its anchors on their first turn
             said, refused = consolidation.statements(facts, message_id, zone, get_settings().followup_window_days, live)
             if refused:  # about Ella or her world, or Ella as a partner: what the user said, never a fact

@@ -29,6 +29,7 @@ from ella.memory.quarantine import Hold, excluded
 from ella.memory.reflection import FOCAL_INPUT
 from ella.memory.reflection import reflect as reflect_on
 from ella.provenance import Provenance
+from models.forgetting import message_forgotten
 from models.memory import (
     MemoryNode,
     drain_importance,
@@ -107,6 +108,9 @@ def perceive(
             return None  # a fail-safe never becomes a memory
         remaining = None
         with session_scope() as session:
+            if message_forgotten(session, user_id, source_message_id):
+                log.info("the message was forgotten at the user's request meanwhile: not stored")
+                return None
             node_id = insert_node(session, draft.columns())
             if node_id is not None and DRAINS_TRIGGER[kind] and not excluded(draft.quarantine):
                 remaining = drain_importance(session, user_id, draft.poignancy)

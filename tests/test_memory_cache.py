@@ -154,9 +154,9 @@ def test_stream_changes_reads_the_newest_id_and_the_touches_since_in_one_query(m
     with session_scope() as s:
         mark_accessed(s, [ids[1]], T0 + timedelta(days=1))
     with session_scope() as s:
-        assert stream_changes(s, "u9", None) == (ids[-1], [])
-        newest, touched = stream_changes(s, "u9", T0 + timedelta(hours=1))
+        assert stream_changes(s, "u9", None) == (ids[-1], [], 0)
+        newest, touched, _ = stream_changes(s, "u9", T0 + timedelta(hours=1))
         assert newest == ids[-1] and touched == [(ids[1], T0 + timedelta(days=1))]  # the newest is not touched
-        newest, touched = stream_changes(s, "u9", T0 + timedelta(minutes=3))  # the newest was accessed then
+        newest, touched, _ = stream_changes(s, "u9", T0 + timedelta(minutes=3))  # the newest was accessed then
         assert newest == ids[-1] and sorted(i for i, _ in touched) == [ids[1], ids[3]]
-        assert stream_changes(s, "nobody", T0) == (None, [])
+        assert stream_changes(s, "nobody", T0) == (None, [], 0)

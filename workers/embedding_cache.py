@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import redis
@@ -118,6 +118,18 @@ class CachedEmbedder:
         if not digests:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([found[d] for d in digests]).astype(np.float32, copy=False)
+
+    def forget(self, texts: Iterable[str]) -> int:
+        """Drop the vectors of ``texts`` from this process and from Redis (a forgotten memory's words: a hashed
+        n-gram vector gives them back). Other processes' in-memory copies age out of their LRU; Redis is the
+        shared level. Entries removed from Redis."""
+        digests = {_digest(t) for t in texts}
+        with self._lock:
+            for digest in digests:
+                self._local.pop(digest, None)
+        if not digests:
+            return 0
+        return int(self._redis.delete(*(self._key_base + d for d in digests)))
 
     def _compute(self, texts: list[str]) -> list[np.ndarray]:
         vectors = np.asarray(self.inner.embed(texts), dtype=np.float32)

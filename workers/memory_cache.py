@@ -2,8 +2,9 @@
 
 Why: without it every reply loaded all of a user's nodes as ORM objects and rebuilt the matrix and the BM25
 index from them: seconds at 100,000 memories. The stream is append-only (only the last access changes, and
-only erasure deletes, all of a user's nodes at once), so a cached index is brought up to date instead of
-rebuilt: per call, one query for the user's newest node id (the cache key) and the nodes accessed since the
+only erasure deletes all of a user's nodes at once; a forget of one memory raises the user's ``memory_epoch``,
+and a moved epoch rebuilds the index), so a cached index is brought up to date instead of rebuilt: per call,
+one query for the user's newest node id (the cache key) and the nodes accessed since the
 newest access seen (a minute of overlap, for touches committed late by another worker), then the nodes after
 the cached newest one if it moved. A newest id below the cached one (the user was erased, the ids went back)
 drops the entry and rebuilds it. An index holding vectors of another model (an embedder change, re-embedded in the
@@ -27,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from ella.embeddings import Embedder
 from ella.memory.retrieval import NodeIndex
-from models.memory import node_rows, stream_changes
+from models.memory import current_epoch, node_rows, stream_changes
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -76,15 +77,22 @@ class MemoryCache:
             index = None
         newest: int | None = None
         touched: list[tuple[int, datetime]] = []
+        epoch = 0
         if index is not None:
             since = None if index.accessed_mark is None else index.accessed_mark - TOUCH_OVERLAP
-            newest, touched = stream_changes(session, user_id, since)
+            newest, touched, epoch = stream_changes(session, user_id, since)
             # no nodes and none cached (a new user before their first memory): nothing to rebuild; an erased
-            # user's cached nodes (no nodes now, ids gone back) are dropped
-            if (newest is None and len(index) > 0) or (newest is not None and newest < index.newest_id):
+            # user's cached nodes (no nodes now, ids gone back) are dropped, and so is a stream a forget of one
+            # memory changed in the middle (its epoch moved)
+            if (
+                (newest is None and len(index) > 0)
+                or (newest is not None and newest < index.newest_id)
+                or (newest is not None and epoch != index.epoch)
+            ):
                 index = None
         if index is None:
             index = NodeIndex(embedder.model_id, embedder.dim)
+            index.epoch = current_epoch(session, user_id) if newest is None else epoch
             index.extend(node_rows(session, user_id))
             built_at = time.monotonic()
             self.builds += 1

@@ -21,17 +21,19 @@ from ella.arcs import relationship_block
 from ella.contract import IngestPayload
 from ella.guard.disclosure import DisclosurePolicy
 from ella.ledger.anchors import seed_anchors
-from ella.ledger.brief import world_brief
+from ella.ledger.brief import world_brief, world_brief_with_ids
 from ella.ledger.consolidation import in_view
 from ella.ledger.rules import USER_SUBJECT, Status, Tier, Writer
 from ella.llm.port import ModelPort
+from ella.memory.say import MemoryView
 from ella.profile import window_minutes
 from ella.reply import ReplyContext, ReplyOutcome, ReplyPolicy, respond
 from ella.selflog import recent_thoughts
 from ella.world.tickers import tone_of
-from models.arcs import current_arc
-from models.chapters import latest_chapter
+from models.arcs import current_arc_with_id
+from models.chapters import latest_chapter_with_id
 from models.ledger import current, user_zone
+from models.memory_view import memory_view
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
 from models.user import User, touch_user
@@ -90,14 +92,23 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
                        prepare=lambda session: touch_user(session, user_id, payload.sent_at, defaults))  # fmt: skip
     with autocommit_scope() as session:
         brief = thoughts = relationship = ""
+        world_ids: list[int] = []
+        selflog_ids: list[int] = []
+        chapter_ids: list[int] = []
+        arc_ids: list[int] = []
         # the user's own facts the turn touches, with ids (``in_view`` keeps only theirs): the reply reads the turn
         # for facts against them, extraction folded into its call
         live = current(session, user_id) if prose else current(session, user_id, USER_SUBJECT)
         facts = in_view(live, payload.text, payload.sent_at, user_zone(session, user_id))
         if prose:
-            brief = world_brief(live, settings.world_brief_max_tokens)
-            thoughts = recent_thoughts(recent_entries(session, user_id, settings.selflog_in_reply))
-            relationship = relationship_block(current_arc(session, user_id), latest_chapter(session, user_id))
+            brief, world_ids = world_brief_with_ids(live, settings.world_brief_max_tokens)
+            entries = recent_entries(session, user_id, settings.selflog_in_reply)
+            thoughts, selflog_ids = recent_thoughts(entries), [e.id for e in entries]
+            arc, arc_id = current_arc_with_id(session, user_id)
+            chapter, chapter_id = latest_chapter_with_id(session, user_id)
+            relationship = relationship_block(arc, chapter)
+            arc_ids = [arc_id] if arc_id is not None else []
+            chapter_ids = [chapter_id] if chapter_id is not None else []
         return ReplyContext(
             history=open_conversation_history(session, user_id, at=payload.sent_at),
             nodes=user_memory(session, user_id, shared_embedder()),
@@ -106,6 +117,10 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
             relationship=relationship,
             world={subject: entry.value for subject, entry in world.entries.items()},
             facts=facts,
+            world_ids=world_ids,
+            selflog_ids=selflog_ids,
+            chapter_ids=chapter_ids,
+            arc_ids=arc_ids,
         )
 
 
@@ -150,6 +165,12 @@ def unrecorded(port: ModelPort) -> ModelPort:
     return quiet
 
 
+def load_memory_view(payload: IngestPayload) -> MemoryView:
+    """What Ella holds about the user, for a turn that asks about it (``ella.memory.say``)."""
+    with autocommit_scope() as session:
+        return memory_view(session, payload.user_id, payload.message_id, payload.sent_at)
+
+
 def user_locale(user_id: str) -> str:
     with autocommit_scope() as session:
         return session.scalar(select(User.locale).where(User.id == user_id)) or "en_US"
@@ -177,4 +198,5 @@ def answer(payload: IngestPayload, final_attempt: bool, *, synthetic: bool = Fal
         load_context=load_context,
         locale=lambda: user_locale(payload.user_id),
         final_attempt=final_attempt,
+        load_view=None if synthetic else lambda: load_memory_view(payload),
     )

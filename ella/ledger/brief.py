@@ -47,6 +47,13 @@ def world_brief(facts: Iterable[FactLike], max_tokens: int = 800, subject_prefix
     Lines are added in order until the next one would overflow: the user's section and the lower tiers are the
     ones cut, never canon before them.
     """
+    return world_brief_with_ids(facts, max_tokens, subject_prefix)[0]
+
+
+def world_brief_with_ids(
+    facts: Iterable[FactLike], max_tokens: int = 800, subject_prefix: str = ""
+) -> tuple[str, list[int]]:
+    """``world_brief`` and the ids of the facts its lines show, in order (what the reply saw: ``ella.seen``)."""
     live = [f for f in facts if f.status in (Status.ACTIVE, Status.CONTESTED) and f.subject.startswith(subject_prefix)]
     canon = {(f.subject, f.predicate): f.object for f in live if f.tier == Tier.CANON}
     shown = [f for f in live if f.tier == Tier.CANON or canon.get((f.subject, f.predicate), f.object) == f.object]
@@ -54,6 +61,7 @@ def world_brief(facts: Iterable[FactLike], max_tokens: int = 800, subject_prefix
     budget = max_tokens * CHARS_PER_TOKEN - len(RULE)
     world: list[str] = []
     told: list[str] = []
+    ids: list[int] = []
     for fact in shown:
         line = brief_line(fact)
         in_world = Tier(fact.tier) in WORLD_TIERS
@@ -61,11 +69,12 @@ def world_brief(facts: Iterable[FactLike], max_tokens: int = 800, subject_prefix
         if cost > budget:
             break
         (world if in_world else told).append(line)
+        ids.append(fact.id)
         budget -= cost
     text = RULE + ("\n" + "\n".join(world) if world else "\n(no facts yet)")
     if told:
         text += f"\n\n{USER_HEADING}\n{USER_RULE}\n" + "\n".join(told)
-    return text
+    return text, ids
 
 
 F = TypeVar("F", bound=FactLike)

@@ -418,6 +418,11 @@ class Reply(KindOutput):
     # own (``tasks.ledger.extract_facts`` applies them). None: the answer did not read the turn for facts (an
     # answer written before this field, a request that showed no facts): the turn is extracted as before.
     facts: list[ExtractedFact] | None = Field(default=None, max_length=10)
+    # Whether the user asks about what Ella remembers of them (ella.memory.say): "recall" ("what do you remember
+    # about me?"), "forget" ("forget what I told you about my ex"), "correct" ("that's wrong, ..."), with what it
+    # is about in their words. The rules act on it, never the model: the answer comes from what she holds.
+    memory: Literal["none", "recall", "forget", "correct"] = "none"
+    memory_about: str = Field(default="", max_length=120)
 
     @classmethod
     def failsafe(cls, context: dict[str, Any]) -> Reply:

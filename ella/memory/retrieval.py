@@ -736,10 +736,15 @@ def rank_memories(
 
 def newest_thoughts(nodes: Sequence[Retrievable], n: int, now: datetime) -> list[str]:
     """The ``n`` newest unexpired thoughts among ``nodes``, newest first."""
+    return [x.description for x in newest_thought_nodes(nodes, n, now)]
+
+
+def newest_thought_nodes(nodes: Sequence[Retrievable], n: int, now: datetime) -> list[Retrievable]:
+    """The nodes ``newest_thoughts`` reads (a reply records their ids: ``ella.seen``)."""
     if isinstance(nodes, NodeIndex):
-        return nodes.newest_thoughts(n, now)
+        return list(nodes.newest_thought_nodes(n, now))
     live = [x for x in nodes if x.node_type == "thought" and (x.expires_at is None or x.expires_at > now)]
-    return [x.description for x in sorted(live, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]
+    return sorted(live, key=lambda x: (x.created_at, x.id), reverse=True)[:n]
 
 
 # --- the cached stream ----------------------------------------------------------------------------------
@@ -834,6 +839,7 @@ class NodeIndex(Sequence[NodeRow]):
         self._informative_key: tuple[int, int] | None = None
         self._informative_values: np.ndarray | None = None
         self.newest_id = 0
+        self.epoch = 0  # the user's memory_epoch this index was built at (workers.memory_cache)
         self.accessed_mark: datetime | None = None  # the newest last access seen
 
     def __len__(self) -> int:
@@ -1075,11 +1081,14 @@ class NodeIndex(Sequence[NodeRow]):
 
     def newest_thoughts(self, n: int, now: datetime) -> list[str]:
         """The ``n`` newest unexpired thoughts, newest first (rows are in id order, so from the end)."""
+        return [x.description for x in self.newest_thought_nodes(n, now)]
+
+    def newest_thought_nodes(self, n: int, now: datetime) -> list[NodeRow]:
         found: list[NodeRow] = []
         for node in reversed(self._rows):
             if node.node_type == "thought" and (node.expires_at is None or node.expires_at > now):
                 found.append(node)
-        return [x.description for x in sorted(found, key=lambda x: (x.created_at, x.id), reverse=True)[:n]]
+        return sorted(found, key=lambda x: (x.created_at, x.id), reverse=True)[:n]
 
     def _reserve(self, size: int) -> None:
         """Room for ``size`` rows: a quarter more than held when growing (amortised O(1) appends at 25% slack,

@@ -1,9 +1,10 @@
-"""memory_audit and outbox_records.seen: the user's say over their memory, and what each reply saw
+"""memory_audit, outbox_records.seen and users.memory_epoch: the user's say over their memory, what each reply saw
 
 ``memory_audit`` records every forget, retirement, correction and export (who, when, why, which ids; never the
 forgotten words). ``outbox_records.seen`` is the JSON map, per prompt section, of the ids of the memories,
 facts, self-log entries, chapter and arc a reply's prompt carried (NULL for rows written before this revision
-and for notifications).
+and for notifications). ``users.memory_epoch`` moves on every forget of one memory, so the per-process
+retrieval caches rebuild that user's index.
 
 Revision ID: 0016
 Revises: 0015
@@ -37,6 +38,8 @@ def upgrade() -> None:
         sa.Column("request_id", sa.String(200), nullable=True, comment="the message or request that asked"),
     )
     op.create_index("ix_memory_audit_user_id_at", "memory_audit", ["user_id", "at"])
+    with op.batch_alter_table("users") as batch:
+        batch.add_column(sa.Column("memory_epoch", sa.Integer(), server_default="0", nullable=False))
     with op.batch_alter_table("outbox_records") as batch:
         batch.add_column(
             sa.Column(
@@ -51,5 +54,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table("outbox_records") as batch:
         batch.drop_column("seen")
+    with op.batch_alter_table("users") as batch:
+        batch.drop_column("memory_epoch")
     op.drop_index("ix_memory_audit_user_id_at", table_name="memory_audit")
     op.drop_table("memory_audit")
