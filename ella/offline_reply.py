@@ -4,7 +4,8 @@ Why it exists: the demo and the tests must run with no API key. It answers in El
 steady, never romantic) by a few rules on the user's words (``plain_reply``), and, given the reply's context as
 the model is given it (``grounded_reply``), retells what the user said in an earlier conversation when they come
 back to its topic and mentions one thing of Ella's lazy world (her book, her mood, what happened around her) in
-a greeting or a goodbye: enough for the embedded default to show that Ella remembers and that her world moves.
+a greeting or a goodbye, and answers a question about her world's past from the section it was given: enough
+for the embedded default to show that Ella remembers and that her world moves.
 Every sentence is a template; nothing here pretends to be a model.
 """
 
@@ -13,8 +14,10 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any
 
+from ella.ledger.past import asks_about_the_past, parse_line
 from ella.lexicon import TOPICLESS_WORDS, stem
 from ella.world.tickers import BOOK_SUBJECT, HAPPENING_SUBJECT, MOOD_SUBJECT
 
@@ -263,16 +266,43 @@ def world_line(world: Mapping[str, Any], mood: str, text: str) -> str:
     return lines[zlib.crc32(text.encode("utf-8", "surrogatepass")) % len(lines)]
 
 
+PAST_CLOSING = "I still think of it fondly."
+
+
+def past_line(text: str, world_past: str, today: date | None = None) -> str:
+    """For a question about the past of Ella's world, what it was and what it is now, from the first line of the
+    "her world's past" section (``ella.ledger.past``): "It was red back then, until September; it's blue now."
+    The year is said when it is not ``today``'s. "" when the message does not ask or the section says nothing."""
+    if not world_past or not asks_about_the_past(text):
+        return ""
+    parts = next((p for p in map(parse_line, world_past.splitlines()) if p), None)
+    if parts is None:
+        return ""
+    sentence = f"It was {parts['old']} back then"
+    if parts["until"]:
+        until = date.fromisoformat(parts["until"])
+        year = "" if today is not None and today.year == until.year else f" {until.year}"
+        sentence += f", until {until.strftime('%B')}{year}"
+    now = parts["now"]
+    return sentence + (f"; it's {now} now." if now and now != parts["old"] else ".")
+
+
 def grounded_reply(
     text: str,
     recalled: Sequence[Mapping[str, Any]] = (),
     world: Mapping[str, Any] | None = None,
     said_before: str = "",
+    world_past: str = "",
+    today: date | None = None,
 ) -> str:
     """``plain_reply`` with the context woven in: an earlier conversation retold where the message returns to its
     topic, and one thing of Ella's world in a greeting or a goodbye. At most one of each, before the template's
     closing sentence (after it, for a goodbye), so a reply stays two to four short sentences; the same inputs
-    always give the same reply."""
+    always give the same reply. A question about her world's past, given its section (``world_past``), is
+    answered from it instead: what it was then, what it is now (``past_line``), and a warm closing."""
+    then = past_line(text, world_past, today)
+    if then:
+        return f"{then} {PAST_CLOSING}"
     base = plain_reply(text)
     mood = _mood(text)
     extra = [recall_line(text, recalled, said_before)]

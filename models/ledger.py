@@ -50,6 +50,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.ledger.facts import NewFact as NewFact  # the plain value writers hand in, re-exported here
+from ella.ledger.past import asks_about_the_past, named_subjects, past_lines, section
 from ella.ledger.rules import LIVE, FactConflict, Status, Tier, Writer, check_supersede, check_write, subject_range
 from ella.provenance import Provenance, by_operator, by_rule, unrecorded
 from models.base import Base, BigId, UTCDateTime, utcnow
@@ -403,3 +404,66 @@ def users_with_contests(session: Session, after: str, limit: int) -> list[str]:
             .limit(limit)
         )
     )
+
+
+# --- her world's past: what held before, for a question about it (``ella.ledger.past``) ------------------------
+
+PAST_STATUS_VALUES = (Status.SUPERSEDED.value, Status.RETIRED.value)
+WORLD_TIER_VALUES = (Tier.CANON.value, Tier.OBSERVED.value, Tier.RUMORED.value)
+
+
+def world_past(session: Session, user_id: str, subjects: Sequence[str], limit: int = 8) -> list[WorldFact]:
+    """The superseded or retired facts of Ella's world (canon, observed, rumored) under ``subjects`` (each the
+    subject or anything under it), the ones that stopped holding last first, at most ``limit``; read-only."""
+    if not subjects:
+        return []
+    return list(
+        session.scalars(
+            select(WorldFact)
+            .where(
+                WorldFact.user_id == user_id,
+                WorldFact.status.in_(PAST_STATUS_VALUES),
+                WorldFact.tier.in_(WORLD_TIER_VALUES),
+                or_(*(_subject_filter(subject) for subject in subjects)),
+            )
+            .order_by(WorldFact.valid_until.desc().nulls_last(), WorldFact.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def past_values(session: Session, user_id: str) -> list[tuple[str, str]]:
+    """Every (subject, object) the user's world held and no longer does: the subjects a past question may name,
+    and the values that name them ("was it always blue?"). One query; distinct, so a daily ticker's history
+    costs its few values, not its days."""
+    rows = session.execute(
+        select(WorldFact.subject, WorldFact.object)
+        .where(
+            WorldFact.user_id == user_id,
+            WorldFact.status.in_(PAST_STATUS_VALUES),
+            WorldFact.tier.in_(WORLD_TIER_VALUES),
+        )
+        .distinct()
+    ).all()
+    return [(row.subject, row.object) for row in rows]
+
+
+def past_view(session: Session, user_id: str, text: str, now: datetime) -> tuple[str, list[int]]:
+    """The "her world's past" section for a message and the ids of the facts in it; ("", []) unless the message
+    asks about the past of Ella's world (``ella.ledger.past.asks_about_the_past``) and names a subject of it
+    that has a past. Three reads, only for such a message: the live facts, the past values, the past facts."""
+    if not asks_about_the_past(text):
+        return "", []
+    live = [f for f in current(session, user_id) if f.tier in WORLD_TIER_VALUES]
+    values: dict[str, list[str]] = {}
+    for fact in live:
+        values.setdefault(fact.subject, []).append(fact.object)
+    for subject, obj in past_values(session, user_id):
+        values.setdefault(subject, []).append(obj)
+    subjects = named_subjects(text, values, values)
+    past = world_past(session, user_id, subjects)
+    if not past:
+        return "", []
+    named_live = [f for f in live if any(f.subject == s or f.subject.startswith(s + ".") for s in subjects)]
+    lines = past_lines([*past, *named_live], now)
+    return section(lines), [fact_id for fact_id, _ in lines]

@@ -604,7 +604,10 @@ class OfflineProvider:
         elif kind == "reply":
             message = str(v.get("message", ""))
             said_before = " ".join(b.text for t in request.messages[:-1] if t.role == "assistant" for b in t.blocks)
-            reply = grounded_reply(message, list(v.get("recalled", [])), dict(v.get("world", {})), said_before)
+            past, today = str(v.get("world_past") or ""), _today(v.get("today"))
+            reply = grounded_reply(
+                message, list(v.get("recalled", [])), dict(v.get("world", {})), said_before, past, today
+            )
             out = {
                 "reply": reply,
                 "perception": {"score": poignancy_score(message), **triple(name, message)},

@@ -12,7 +12,8 @@ Retrieved memories change with every message, so they sit in the volatile input,
 before it (as a list of sections might suggest) they would void the history's cache on every turn.
 A template file holds the instructions, a line ``=== input ===``, then the volatile input, both as
 ``string.Template`` text (``$name``). Lists are rendered as numbered lines, 1-based, because insights cite
-statements by those numbers.
+statements by those numbers. A kind's optional sections (``OPTIONAL_SECTIONS``: the reply's ``$world_past``) may
+be left out by a caller and render as "" when absent, so a turn without one has the prompt it had before.
 """
 
 from __future__ import annotations
@@ -71,6 +72,18 @@ def render_value(value: Any) -> str:
     return str(value)
 
 
+# Sections of a kind's volatile input that most turns go without: a caller may leave the variable out, and an
+# absent or empty one renders as "" (the template writes ``$world_past$name's message``), so the prompt of every
+# turn without it is the prompt it was before the section existed. Shown, it is its text and a blank line.
+OPTIONAL_SECTIONS: dict[str, tuple[str, ...]] = {"reply": ("world_past",)}
+
+
+def optional_section(value: Any) -> str:
+    """An optional section's rendering: "" when absent or blank, else its text and the blank line after it."""
+    text = render_value(value).strip() if value else ""
+    return f"{text}\n\n" if text else ""
+
+
 def merge_turns(history: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """Alternate roles starting with the user, as the Messages API wants: merge runs, drop a leading reply."""
     merged: list[tuple[str, str]] = []
@@ -101,6 +114,8 @@ def build_request(
     schema = KINDS[kind]
     instructions, volatile = template(kind)
     values = {k: render_value(v) for k, v in variables.items()}
+    for name in OPTIONAL_SECTIONS.get(kind, ()):
+        values[name] = optional_section(variables.get(name))
     values["example"] = schema.example().model_dump_json()
     sections = [persona() + "\n\n" + instructions.substitute(values)]
     if relationship:  # its own block: the persona and instructions before it stay one prefix for every user
