@@ -4,8 +4,10 @@ Why strict: a gateway bug must surface as a dead-letter row with a reason the ga
 not as a half-stored turn or a worker crash. Unknown keys, naive datetimes and texts no database can hold
 (lone surrogates, NUL) are refused, not repaired.
 
-Two payloads come in: a message (``IngestPayload``, task ``ella.ingest_message``) and the user's profile
-(``ProfilePayload``, task ``ella.update_profile``), a full snapshot ordered by the gateway's ``updated_at``.
+Payloads that come in: a message (``IngestPayload``, task ``ella.ingest_message``), the user's profile
+(``ProfilePayload``, task ``ella.update_profile``), a full snapshot ordered by the gateway's ``updated_at``, and
+the user's say over their memory (``MemoryRequest``: ``ella.export_user``, ``ella.forget_memory``,
+``ella.correct_fact``), each with the gateway's ``request_id``, answered once on the outbox stream.
 """
 
 from __future__ import annotations
@@ -181,13 +183,62 @@ def parse_profile(args: tuple[Any, ...], kwargs: dict[str, Any]) -> ProfilePaylo
         raise MalformedPayload(problems(exc)) from None
 
 
+class MemoryRequest(BaseModel):
+    """kwargs of ella.export_user, ella.forget_memory and ella.correct_fact (each task requires what it uses).
+
+    ``request_id`` is the gateway's id of the request: its answer on the outbox stream carries it as
+    ``in_reply_to``, and a repeat of the same id is answered once. ``item`` names what to forget or correct:
+    ``"memory:<id>"`` (a memory node, from the export) or ``"fact:<id>"`` (a world fact)."""
+
+    model_config = ConfigDict(extra="forbid", strict=False, frozen=True)
+
+    request_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
+    user_id: str = Field(min_length=1, max_length=128, pattern=ID_PATTERN)
+    item: str | None = Field(default=None, pattern=r"^(memory|fact):[1-9][0-9]{0,17}$")
+    value: str | None = Field(default=None, min_length=1, max_length=400)
+    reason: str = Field(default="", max_length=500)
+
+    @field_validator("request_id", "user_id", "item", "value", "reason", mode="before")
+    @classmethod
+    def _strings_only(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"must be a string, not {type(value).__name__}")
+        if isinstance(value, str) and ("\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value)):
+            raise ValueError("holds a NUL or a lone surrogate")
+        return value
+
+    @property
+    def kind_and_id(self) -> tuple[str, int]:
+        kind, _, number = (self.item or "").partition(":")
+        return kind, int(number)
+
+
+def parse_memory_request(
+    args: tuple[Any, ...], kwargs: dict[str, Any], *, item: bool = False, value: bool = False
+) -> MemoryRequest:
+    """Validate a memory request's kwargs; ``item``/``value``: the task needs them."""
+    if args:
+        raise MalformedPayload(f"positional arguments are not accepted ({len(args)} given); send kwargs")
+    try:
+        request = MemoryRequest.model_validate(kwargs)
+    except ValidationError as exc:
+        raise MalformedPayload(problems(exc)) from None
+    if item and request.item is None:
+        raise MalformedPayload("item: required, as memory:<id> or fact:<id>")
+    if value and request.value is None:
+        raise MalformedPayload("value: required (the corrected value)")
+    if value and request.item is not None and not request.item.startswith("fact:"):
+        raise MalformedPayload("item: a correction names a fact, as fact:<id>")
+    return request
+
+
 class OutboxEntry(BaseModel):
     """One entry of the outbox Redis Stream, as the gateway reads it (all fields are strings on the wire)."""
 
     model_config = ConfigDict(frozen=True)
 
     v: str = "1"
-    kind: str  # reply | notification
+    kind: str  # reply | notification | answer (to a memory request: text is its JSON)
     user_id: str
     text: str
     route: str  # generated | canned | fallback

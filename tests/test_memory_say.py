@@ -18,7 +18,7 @@ from ella.llm.recording import prompt_text
 from ella.memory.say import Ask, HeldFact, HeldNode, MemoryView, decide, read_request
 from models import InboundMessage, MemoryAudit, MemoryNode, OutboxRecord, WorldFact
 from tests.conftest import wait_for
-from tests.test_forget_user import redis_mentioning, tables_mentioning
+from tests.test_forget_user import redis_mentioning
 from workers.db import autocommit_scope
 from workers.gateway import enqueue_message
 

@@ -39,6 +39,7 @@ TASK_MODULES = [
     "tasks.digest",
     "tasks.profile",
     "tasks.privacy",
+    "tasks.memory_requests",
     "tasks.reembed",
 ]
 

@@ -5,7 +5,7 @@ nightly ``ella.boundary_regression`` for its synthetic user), and a task module 
 Loading is here (the lazy world, ``workers.world_cache``, which touches no database while its watermarks are
 fresh and otherwise ticks in one write transaction that first makes sure of the user's row; then the history,
 memory nodes, the ledger's live facts and the self-log in one autocommit read, the prose parts only for a
-provider that reads prose); the decisions are in ``ella.reply``.
+provider that reads prose; her world's past only for a message that asks about it); the decisions are in ``ella.reply``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ella.selflog import recent_thoughts
 from ella.world.tickers import tone_of
 from models.arcs import current_arc_with_id
 from models.chapters import latest_chapter_with_id
-from models.ledger import current, user_zone
+from models.ledger import current, past_view, user_zone
 from models.memory_view import memory_view
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
@@ -109,7 +109,11 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
             relationship = relationship_block(arc, chapter)
             arc_ids = [arc_id] if arc_id is not None else []
             chapter_ids = [chapter_id] if chapter_id is not None else []
+        # what used to be true in her world, for a message that asks about its past (no query otherwise)
+        past, past_ids = past_view(session, user_id, payload.text, now)
         return ReplyContext(
+            world_past=past,
+            past_ids=past_ids,
             history=open_conversation_history(session, user_id, at=payload.sent_at),
             nodes=user_memory(session, user_id, shared_embedder()),
             world_brief=brief,

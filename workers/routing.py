@@ -46,6 +46,9 @@ class TaskName(StrEnum):
     MAKE_GENERIC_CHECKINS = "ella.make_generic_checkins"
     DISPATCH_NOTIFICATIONS = "ella.dispatch_notifications"
     FORGET_USER = "ella.forget_user"
+    EXPORT_USER = "ella.export_user"
+    FORGET_MEMORY = "ella.forget_memory"
+    CORRECT_FACT = "ella.correct_fact"
     PLAN_JOBS = "ella.plan_jobs"
     RUN_JOB_CHUNK = "ella.run_job_chunk"
     DRAW_IMAGE_ANCHORS = "ella.draw_image_anchors"
@@ -70,6 +73,10 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.DISPATCH_NOTIFICATIONS: Queue.BATCH,
     # From the gateway, behind the user's messages already queued: those are erased, the later ones refused.
     TaskName.FORGET_USER: Queue.INBOUND,
+    # The user's say over one memory: from the gateway, behind their messages already queued, like an erasure.
+    TaskName.EXPORT_USER: Queue.INBOUND,
+    TaskName.FORGET_MEMORY: Queue.INBOUND,
+    TaskName.CORRECT_FACT: Queue.INBOUND,
     TaskName.PLAN_JOBS: Queue.BATCH,
     TaskName.RUN_JOB_CHUNK: Queue.BATCH,
     TaskName.DRAW_IMAGE_ANCHORS: Queue.BATCH,  # an image model call: never ahead of a user's message

@@ -283,11 +283,16 @@ RELATION_WORDS = (
 FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, str, str]], str]] = [
     (
         re.compile(
-            rf"\bmy ({RELATION_WORDS})(?:'s name)? is "
+            rf"\bmy ({RELATION_WORDS})('s name is| is called| is named|'s called| is) (?:an? |the )?"
             r"((?-i:[A-Z][\w'-]+)(?: (?-i:[A-Z][\w'-]+))?|[\w'-]+)",
             re.IGNORECASE,
         ),
-        lambda m: (f"user.{m.group(1).lower()}", "is", m.group(2).strip()),
+        # "my sister is called Maya", "my sister's name is Maya", "my sister is Maya": her name
+        lambda m: (
+            f"user.{m.group(1).lower()}",
+            "name" if m.group(2).strip() != "is" or m.group(3)[:1].isupper() else "is",
+            m.group(3).strip(),
+        ),
         "user_claim",
     ),
     (  # "my sister Maya", "my sibling Maya": the ledger makes both one subject (``ella.ledger.subjects``)
@@ -296,6 +301,13 @@ FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, 
             re.IGNORECASE,
         ),
         lambda m: (f"user.{m.group(1).lower()}", "name", m.group(2).strip()),
+        "user_claim",
+    ),
+    (
+        re.compile(
+            r"\bI work as an? ([\w'-]{2,40}(?: (?!on\b|in\b|at\b|for\b|with\b|by\b)[\w'-]{2,40})?)", re.IGNORECASE
+        ),
+        lambda m: ("user", "works_as", m.group(1).strip()),
         "user_claim",
     ),
     (
