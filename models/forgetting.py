@@ -18,7 +18,8 @@ other memories stay. Forgetting grows from what was asked to everything that hol
 - a chapter's key moment that cited it goes; a reply's ``seen`` loses its id;
 - a fact is retired with the user's reason and its whole chain (what it superseded) keeps its subject,
   predicate and dates but not its words; a notification built on it is withdrawn or cleared;
-- another reply of the user that repeats a forgotten value word for word is cleared as well.
+- another reply of the user that repeats a forgotten value word for word is cleared as well, and so is every
+  earlier export answer (a copy of everything, the forgotten thing too; the gateway delivered it already).
 ``Forgetting`` lists what stores outside the database must drop (the outbox stream's entries, the embedding
 cache's texts); the user's ``memory_epoch`` moves, so every worker's retrieval cache rebuilds the user's index.
 
@@ -329,6 +330,8 @@ class _Forgetter:
         for record in s.scalars(select(OutboxRecord).where(OutboxRecord.user_id == uid)):
             if record.id in self.done.replies:
                 pass
+            elif record.kind == "answer" and record.route == "export":  # a copy of everything, the forgotten too
+                self._clear_record(record)
             elif self.needles and _echoes(record.text, self.needles):
                 self._clear_record(record)
             elif record.category == "memory" and (

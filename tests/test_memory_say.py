@@ -19,6 +19,7 @@ from ella.memory.say import Ask, HeldFact, HeldNode, MemoryView, decide, read_re
 from models import InboundMessage, MemoryAudit, MemoryNode, OutboxRecord, WorldFact
 from tests.conftest import wait_for
 from tests.test_forget_user import redis_mentioning
+from tests.test_memory_requests import rows_of
 from workers.db import autocommit_scope
 from workers.gateway import enqueue_message
 
@@ -179,6 +180,8 @@ def test_ask_forget_and_correct_in_conversation_and_the_forgotten_turn_leaves_no
         mine = [m.text for m in s.scalars(select(InboundMessage).where(InboundMessage.user_id == user))]
         replies = [r.text for r in s.scalars(select(OutboxRecord).where(OutboxRecord.user_id == user))]
         audit = list(s.scalars(select(MemoryAudit).where(MemoryAudit.user_id == user)))
+    assert rows_of(user, canary) == {} and rows_of(user, "Mia") == {}  # no table holds the forgotten words
+    assert rows_of(other, canary)  # while the other user's copy stays
     assert not any(canary in t for t in mine + replies)
     assert not any("sister" in t.casefold() for t in mine)  # the request's own words went too
     assert not any(canary in n.description or "Mia" in n.description for n in _nodes(user))

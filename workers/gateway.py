@@ -1,5 +1,5 @@
-"""The gateway's client: enqueue a user message, update a user's profile, forget a user, read Ella's replies
-and notifications from the outbox.
+"""The gateway's client: enqueue a user message, update a user's profile, forget a user, export what Ella holds
+about a user, forget or correct one thing, read Ella's replies, notifications and answers from the outbox.
 
 A gateway imports this module only: ``enqueue_message`` and ``update_profile`` send their tasks by name, so none
 of our tasks (nor their database code) is imported on the gateway's side.
@@ -18,7 +18,17 @@ from workers.redis_conn import get_redis
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
-__all__ = ["OutboxReader", "enqueue_message", "forget_user", "outbox_reader", "send_ingest", "update_profile"]
+__all__ = [
+    "OutboxReader",
+    "correct_fact",
+    "enqueue_message",
+    "export_user",
+    "forget_memory",
+    "forget_user",
+    "outbox_reader",
+    "send_ingest",
+    "update_profile",
+]
 
 
 def enqueue_message(
@@ -121,6 +131,38 @@ def forget_user(*, user_id: str, app: Celery | None = None) -> str:
         kwargsrepr=repr({"user": "<erased>"}),  # Flower and the logs never show whom
     )
     return result.id
+
+
+def _memory_request(task: TaskName, kwargs: dict[str, Any], app: Celery | None) -> str:
+    if app is None:
+        from workers.app import app as default_app
+
+        app = default_app
+    shown = {k: kwargs[k] for k in ("request_id", "item") if k in kwargs}  # never the value or the reason
+    result = app.send_task(task, kwargs=kwargs, queue=queue_for(task, get_settings()), kwargsrepr=repr(shown))
+    return result.id
+
+
+def export_user(*, request_id: str, user_id: str, reason: str = "", app: Celery | None = None) -> str:
+    """Ask for everything Ella holds about the user (an access or portability request); the answer (kind
+    ``answer``, ``in_reply_to`` = ``request_id``) carries the document as JSON under ``export``."""
+    return _memory_request(TaskName.EXPORT_USER, {"request_id": request_id, "user_id": user_id, "reason": reason}, app)
+
+
+def forget_memory(*, request_id: str, user_id: str, item: str, reason: str = "", app: Celery | None = None) -> str:
+    """Forget one item, ``"memory:<id>"`` or ``"fact:<id>"`` (ids as the export names them), and everything that
+    holds its words; answered ``done`` with the ids changed, or ``refused`` with an error code."""
+    kwargs = {"request_id": request_id, "user_id": user_id, "item": item, "reason": reason}
+    return _memory_request(TaskName.FORGET_MEMORY, kwargs, app)
+
+
+def correct_fact(
+    *, request_id: str, user_id: str, item: str, value: str, reason: str = "", app: Celery | None = None
+) -> str:
+    """Correct one fact about the user (``"fact:<id>"``) to ``value``: the fact is superseded, its history kept.
+    A fact of Ella's own world is refused (``user_words_into_canon``)."""
+    kwargs = {"request_id": request_id, "user_id": user_id, "item": item, "value": value, "reason": reason}
+    return _memory_request(TaskName.CORRECT_FACT, kwargs, app)
 
 
 def outbox_reader(group: str, consumer: str, *, start_id: str = "0") -> OutboxReader:
