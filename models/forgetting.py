@@ -18,6 +18,7 @@ other memories stay. Forgetting grows from what was asked to everything that hol
 - a chapter's key moment that cited it goes; a reply's ``seen`` loses its id;
 - a fact is retired with the user's reason and its whole chain (what it superseded) keeps its subject,
   predicate and dates but not its words; a notification built on it is withdrawn or cleared;
+- a finished batch request's copy of the words (prompt variables, result) is cleared;
 - another reply of the user that repeats a forgotten value word for word is cleared as well, and so is every
   earlier export answer (a copy of everything, the forgotten thing too; the gateway delivered it already).
 ``Forgetting`` lists what stores outside the database must drop (the outbox stream's entries, the embedding
@@ -49,6 +50,9 @@ from ella.ledger.rules import LIVE, USER_SUBJECT, FactConflict, TrustViolation, 
 from ella.provenance import by_operator, by_rule
 from models.audit import MemoryAudit
 from models.base import utcnow
+from models.batch import PENDING as BATCH_PENDING
+from models.batch import SUBMITTED as BATCH_SUBMITTED
+from models.batch import ModelBatchItem
 from models.boundary import BoundaryEvent
 from models.chapters import StoryChapter
 from models.dead_letter import DeadLetter
@@ -276,6 +280,22 @@ class _Forgetter:
             vector = np.asarray(self.embedder.embed([chat.description])[0], dtype=np.float32)
             chat.embedding, chat.embedding_model = vector.tobytes(), self.embedder.model_id
 
+    def _clear_batch_items(self) -> None:
+        """A finished batch request's copy of the forgotten words (its prompt variables and its result). One
+        still pending or submitted keeps them: its result is applied by its own job; the note says so."""
+        s, uid = self.session, self.user_id
+        wanted = [_escaped(t) for t in self.done.texts if len(t) >= MIN_ECHO_CHARS] + sorted(self.needles)
+        if not wanted:
+            return
+        for item in s.scalars(
+            select(ModelBatchItem).where(
+                ModelBatchItem.user_id == uid, ModelBatchItem.status.not_in([BATCH_PENDING, BATCH_SUBMITTED])
+            )
+        ):
+            blob = f"{item.variables} {item.result or ''}"
+            if any(w in blob for w in wanted):
+                item.variables, item.result = "{}", None
+
     def _withdraw_notifications(self, fact_ids: list[int]) -> None:
         s, uid = self.session, self.user_id
         for candidate in s.scalars(
@@ -343,6 +363,7 @@ class _Forgetter:
                 record.seen = seen_map.drop(
                     seen_map.drop(record.seen, "memory", self.done.nodes), "fact", self.done.facts
                 )
+        self._clear_batch_items()
         if self.done.nodes:
             s.execute(
                 delete(MemoryNode)
@@ -370,6 +391,11 @@ def message_forgotten(session: Session, user_id: str, message_id: str | None) ->
         .with_for_update()
     )
     return text == FORGOTTEN_TEXT
+
+
+def _escaped(text: str) -> str:
+    """``text`` as it appears inside a JSON string (a batch item's variables, a result)."""
+    return json.dumps(text)[1:-1]
 
 
 def _json_list(text: str | None) -> list[Any]:
