@@ -377,6 +377,42 @@ def memory_show(user: str = typer.Argument(..., help="User id."), limit: int = t
             console.print(f"   <- {i}: {cited.get(i, i)}" if isinstance(i, int) else f"   <- {i}")
 
 
+@memory_cli.command("forget")
+def memory_forget(
+    user: str = typer.Argument(..., help="User id."),
+    node: int = typer.Argument(..., help="Memory node id."),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in the audit, never the forgotten words)."),
+    by: str = typer.Option("", "--by", help="Who forgets it (default: the login name)."),
+) -> None:
+    """Forget one memory and everything holding its words (models.forgetting, as the user's own request does);
+    then the outbox stream's entries, the embedding cache and the retrieval cache drop them. Prints ids only."""
+    from models.forgetting import Refused, forget_memory
+    from workers import db
+    from workers.cli_world import operator_actor, refused
+    from workers.embedding_cache import shared_embedder
+    from workers.forgetting import forget_outside
+
+    try:
+        with db.session_scope() as session:
+            done = forget_memory(session, user, node, embedder=shared_embedder(), actor=operator_actor(by),
+                                 reason=reason)  # fmt: skip
+    except Refused as exc:
+        refused(exc)
+    forget_outside(user, done)
+    others = len(done.nodes - {node})  # the thoughts left citing nothing, the nodes made from the same message
+    parts = [f"+{others} more {'memory' if others == 1 else 'memories'}"] if others else []
+    for count, one, many, verb in (
+        (len(done.messages), "message", "messages", "cleared"),
+        (len(done.replies), "reply", "replies", "cleared"),
+        (len(done.facts), "fact", "facts", "forgotten"),
+        (len(done.chapters), "chapter", "chapters", "lost a moment"),
+        (len(done.notifications), "notification", "notifications", "withdrawn"),
+    ):
+        if count:
+            parts.append(f"{count} {one if count == 1 else many} {verb}")
+    Console().print(f"forgotten memory {node}" + (f" ({', '.join(parts)})" if parts else ""), soft_wrap=True)
+
+
 def main() -> None:
     try:
         cli()

@@ -1,14 +1,24 @@
-"""``ella ledger``, ``ella selflog`` and ``ella review``: operators' view of Ella's world, and the review queue."""
+"""``ella ledger``, ``ella selflog`` and ``ella review``: operators' view of Ella's world, and the review queue.
+
+``ella ledger retire`` and ``ella ledger correct`` change one fact through ``models.forgetting``, the code the
+user's request in conversation and the gateway's tasks run, so an operator's change is checked and audited the
+same way (the audit's actor is ``operator:<name>``); the commands only parse, call and print.
+"""
 
 from __future__ import annotations
 
+import getpass
 import json
 import sys
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from models.forgetting import Refused
 
 ledger_cli = typer.Typer(help="Ella's world-fact ledger.", no_args_is_help=True)
 selflog_cli = typer.Typer(help="Ella's self-log (what she said about herself; never facts).", no_args_is_help=True)
@@ -31,6 +41,24 @@ def _console() -> Console:
 
 def _stamp(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M") if value else ""
+
+
+def operator_actor(by: str) -> str:
+    """The audit's actor for an operator's command: ``operator:<by>``, else the login name the environment
+    gives (``getpass.getuser``), so the trail names a person even when ``--by`` is left out."""
+    name = by.strip()
+    if not name:
+        try:
+            name = getpass.getuser().strip()
+        except (KeyError, OSError, ImportError):  # no LOGNAME/USER and no passwd entry (a bare container)
+            name = ""
+    return f"operator:{name or 'unknown'}"
+
+
+def refused(exc: Refused) -> NoReturn:
+    """A refused request changed nothing (its transaction rolled back): say why on stderr, exit 1."""
+    typer.echo(f"refused: {exc.code}: {exc.detail}", err=True)
+    raise typer.Exit(1)
 
 
 @ledger_cli.command("show")
@@ -73,6 +101,47 @@ def ledger_show(
     for change in changes:
         console.print(f"{_stamp(change.at)}  fact {change.fact_id}: {change.from_status} -> {change.to_status}"
                       f" by {change.writer}: {change.note}")  # fmt: skip
+
+
+@ledger_cli.command("retire")
+def ledger_retire(
+    user: str = typer.Argument(..., help="User id."),
+    fact: int = typer.Argument(..., help="Fact id (a live one)."),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in the fact's status note and the audit)."),
+    by: str = typer.Option("", "--by", help="Who retires it (default: the login name)."),
+) -> None:
+    """Withdraw one live fact, keeping its words in the history (a lifecycle retirement, not a forget)."""
+    from models.forgetting import Refused, retire_fact
+    from workers import db
+
+    try:
+        with db.session_scope() as session:
+            retired = retire_fact(session, user, fact, actor=operator_actor(by), reason=reason)
+            retired_id = retired.id
+    except Refused as exc:
+        refused(exc)
+    _console().print(f"retired fact {retired_id}")
+
+
+@ledger_cli.command("correct")
+def ledger_correct(
+    user: str = typer.Argument(..., help="User id."),
+    fact: int = typer.Argument(..., help="Fact id (a live one)."),
+    value: str = typer.Argument(..., help="The corrected object (1 to 400 characters)."),
+    reason: str = typer.Option(..., "--reason", help="Why (kept on the superseded fact and the audit)."),
+    by: str = typer.Option("", "--by", help="Who corrects it (default: the login name)."),
+) -> None:
+    """Supersede one live fact with VALUE (same subject, predicate and tier; an operator may correct canon)."""
+    from models.forgetting import Refused, correct_fact
+    from workers import db
+
+    try:
+        with db.session_scope() as session:
+            corrected = correct_fact(session, user, fact, value, actor=operator_actor(by), reason=reason)
+            new_id = corrected.id
+    except Refused as exc:
+        refused(exc)
+    _console().print(f"fact {fact} corrected: new fact {new_id}")
 
 
 @selflog_cli.command("show")
