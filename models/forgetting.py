@@ -471,7 +471,10 @@ def forget_items(
         )
         if world and writer != Writer.OPERATOR:
             raise Refused("user_words_into_canon", "a user's request cannot change Ella's world")
-    forgetter.add_facts(fact_ids, reason or "forgotten at the user's request")
+    reason = reason.strip() or (
+        "forgotten by an operator" if writer == Writer.OPERATOR else "forgotten at the user's request"
+    )
+    forgetter.add_facts(fact_ids, reason)
     forgetter.add_nodes(nodes)
     forgetter.add_messages(messages)
     forgetter.settle()
@@ -600,7 +603,9 @@ def correct_fact(
         source_message_id=source_message_id,
         made_by=made_by,
     )
-    why = reason or "corrected at the user's request"
+    why = reason.strip() or (
+        "corrected by an operator" if writer == Writer.OPERATOR else "corrected at the user's request"
+    )
     try:
         corrected = supersede(session, user_id, fact_id, new, writer, now, reason=why)
     except TrustViolation as exc:

@@ -36,12 +36,12 @@ T0 = datetime(2026, 11, 3, 18, 0, tzinfo=UTC)
         ("What do you remember about me?", Ask.RECALL, ""),
         ("what do you know about me", Ask.RECALL, ""),
         ("What have I told you so far?", Ask.RECALL, ""),
-        ("what do you remember about my sister?", Ask.RECALL, "sister"),
-        ("Forget what I told you about my sister", Ask.FORGET, "sister"),
+        ("what do you remember about my sister?", Ask.RECALL, "my sister"),
+        ("Forget what I told you about my sister", Ask.FORGET, "my sister"),
         ("please don't remember that", Ask.FORGET, ""),
         ("ok forget it", Ask.FORGET, ""),
-        ("Can you forget about my job interview?", Ask.FORGET, "job interview"),
-        ("I do not want you to remember my address", Ask.FORGET, "address"),
+        ("Can you forget about my job interview?", Ask.FORGET, "my job interview"),
+        ("I do not want you to remember my address", Ask.FORGET, "my address"),
         ("That's wrong, my sister is called Maya", Ask.CORRECT, "sister"),
         ("No, my sister's name is Maya.", Ask.CORRECT, "sister"),
     ],
@@ -204,3 +204,57 @@ def test_ask_forget_and_correct_in_conversation_and_the_forgotten_turn_leaves_no
     later_prompts = [prompt_text(json.loads(line)) for line in log.read_text().splitlines()[before:]]
     assert later_prompts and not any(canary in p or "Mia" in p for p in later_prompts)
     assert any(kept in p for p in later_prompts)  # the memory that stayed is still shown
+
+
+# --- the reply call's own reading, on a model's path ---------------------------------------------------------------
+
+
+def _reading_model(memory: str, about: str):
+    def answer(request) -> str:
+        return json.dumps(
+            {
+                "reply": "Of course. I walked by the harbour this morning.",
+                "perception": {"score": 3, "subject": "user", "predicate": "asked", "object": "something"},
+                "self_statements": [{"content": "I walked by the harbour", "about": ["harbour"], "confidence": 1}],
+                "memory": memory,
+                "memory_about": about,
+            }
+        )
+
+    return answer
+
+
+def test_a_request_the_rules_miss_is_read_by_the_reply_call_and_answered_from_what_she_holds(migrated_db, monkeypatch):
+    import workers.reply_service
+    from ella.contract import IngestPayload
+    from ella.ledger.facts import NewFact
+    from ella.ledger.rules import Tier, Writer
+    from models import SelfLogEntry, User
+    from models.ledger import append
+    from tasks.ingest import ingest
+    from tests.test_world_pipeline import Scripted, use_model
+    from workers.db import session_scope
+
+    quiet = "honestly I'd rather you didn't hang on to the stuff about my ex"
+    assert read_request(quiet) is None  # the premise: only the reading sees it
+    user = f"rd-{uuid.uuid4().hex[:8]}"
+    with session_scope() as s:
+        s.add(User(id=user, timezone="UTC"))
+        s.flush()
+        append(s, user, NewFact("user.ex", "name", "Jordan", Tier.USER_CLAIM.value), Writer.USER, T0)
+    model = Scripted(_reading_model("forget", "my ex"))
+    use_model(monkeypatch, workers.reply_service, model)
+    message_id = uuid.uuid4().hex
+    ingest(IngestPayload(message_id=message_id, user_id=user, text=quiet, sent_at=datetime.now(UTC)), task_id=None)
+    with autocommit_scope() as s:
+        record = s.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == message_id)).one()
+        facts = list(s.scalars(select(WorldFact).where(WorldFact.user_id == user, WorldFact.subject == "user.ex")))
+        assert list(s.scalars(select(SelfLogEntry).where(SelfLogEntry.user_id == user))) == []
+        said = s.scalar(select(InboundMessage.text).where(InboundMessage.message_id == message_id))
+    assert (
+        "Done: I've let go of what you told me about your ex" in record.text and "harbour" not in record.text
+    )  # the model's reply gave way
+    assert (record.route, record.category) == ("canned", "memory")
+    assert [(f.status, f.object) for f in facts] == [("retired", "(forgotten)")]
+    assert said != quiet and "ex" not in (said or "").split()  # the request's own words are not kept
+    assert [r.kind for r in model.requests] == ["reply"]  # one call: the reading came with the reply

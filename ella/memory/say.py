@@ -103,7 +103,7 @@ _RECALL = [
     r"\bwhat (?:have you|did you) (?:learn(?:ed|t)?|picked up|gathered) about me\b",
     rf"\b(?:tell me|show me|list) (?:what|everything) you (?:remember|know|keep|hold) (?:about|of) {_ME}\b",
     r"\bwhat do you (?:keep|hold|store|have) (?:on|about) me\b",
-    r"\bwhat do you remember about my (?P<topic>[\w' -]{2,40}?)\s*[?.!]*$",
+    r"\bwhat do you remember about (?P<topic>my [\w' -]{2,40}?)\s*[?.!]*$",
     r"\bdo you remember (?:anything|what i told you) about me\b",
 ]
 _FORGET_VERB = r"(?:forget|delete|erase|remove|drop|wipe|unlearn)"
@@ -130,7 +130,7 @@ _CORRECT = [
 ]
 _THAT = {"that", "it", "this", "that please", "it please", "this please", "what i just said", "what i said",
          "that last bit", "the last thing i said", "what i just told you", "the last thing"}  # fmt: skip
-_LEADING = re.compile(r"^(?:about |that |the fact that |how |my |the |all |everything |anything )+")
+_LEADING = re.compile(r"^(?:about |that |the fact that |how |the |all |everything |anything )+")
 _TRAILING = re.compile(r"(?:,? please|,? ok(?:ay)?|,? thanks?(?: you)?|,? for me|,? too)+$")
 
 
@@ -246,6 +246,11 @@ def fact_phrase(fact: HeldFact) -> str:
     return f"{named}: {fact.predicate.replace('_', ' ')} {fact.object}"
 
 
+def yours(topic: str) -> str:
+    """The user's words as Ella says them back: "my sister" is "your sister"."""
+    return re.sub(r"\b(?:my|mine)\b", "your", re.sub(r"\b(?:i|me)\b", "you", topic))
+
+
 def _day(at: datetime, zone: ZoneInfo) -> str:
     local = at.astimezone(zone)
     return f"{local.day} {local:%B}"
@@ -274,7 +279,7 @@ def recall(view: MemoryView, topic: str = "") -> SayDecision:
         thoughts = matching_nodes(topic, thoughts)
     facts, thoughts = facts[:FACTS_IN_RECALL], thoughts[:THOUGHTS_IN_RECALL]
     if not facts and not thoughts:
-        about = f" about {topic}" if topic else ""
+        about = f" about {yours(topic)}" if topic else ""
         return SayDecision(
             Ask.RECALL,
             f"I don't hold anything{about} yet beyond what we're saying now. "
@@ -337,7 +342,7 @@ def forget(view: MemoryView, topic: str) -> SayDecision:
         )
     return SayDecision(
         Ask.FORGET,
-        f"Done: I've let go of what you told me about {topic}, and I won't bring it up again.",
+        f"Done: I've let go of what you told me about {yours(topic)}, and I won't bring it up again.",
         forget_facts=tuple(f.id for f in facts),
         forget_nodes=tuple(dict.fromkeys(n.id for n in nodes)),
         outcome="forgotten",
