@@ -86,6 +86,8 @@ def test_export_forget_and_correct_through_the_gateway_and_every_refusal_is_answ
     assert any(c["about"] == "user" for c in document["facts"])
     assert any(canary in m["description"] for m in document["memories"])
     assert other not in json.dumps(document)
+    replies = [m["reply"] for c in document["conversations"] for m in c["messages"] if m.get("reply")]
+    assert replies and all(isinstance(r["seen"], dict) for r in replies)  # what each reply saw (empty: nothing yet)
 
     # forget one memory by id: it and what holds its words go, the rest stays
     forget_memory(request_id=(r2 := rid()), user_id=user, item=f"memory:{event.id}", reason="please")

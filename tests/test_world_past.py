@@ -339,3 +339,35 @@ def test_the_offline_engine_answers_a_past_question_from_the_section_in_its_vari
     assert not answered.failsafe and isinstance(answered.value, KINDS["reply"])
     assert answered.value.reply.startswith("It was red back then, until September; it's blue now.")
     assert "blue" not in plain.value.reply
+
+
+def test_a_past_question_through_the_reply_path_carries_the_section_and_the_reply_records_it(
+    migrated_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole path a user's message takes (``tasks.ingest.ingest`` with a scripted model): the section reaches
+    the reply's request, and the stored reply's ``seen`` names the past fact it showed."""
+    import workers.reply_service
+    from sqlalchemy import select
+
+    from ella.contract import IngestPayload
+    from models import OutboxRecord
+    from tasks.ingest import ingest
+    from tests.test_guard_reading import reading_model
+    from tests.test_world_pipeline import Scripted, use_model
+
+    user = make_user()
+    red_id, _ = repaint(user)
+    model = Scripted(reading_model())
+    use_model(monkeypatch, workers.reply_service, model)
+    for text in ("Remember when your door was red?", "What colour is your door?"):
+        message_id = uuid.uuid4().hex
+        ingest(IngestPayload(message_id=message_id, user_id=user, text=text, sent_at=datetime.now(UTC)), task_id=None)
+        request = model.requests[-1]
+        last = request.messages[-1].blocks[0].text
+        with autocommit_scope() as s:
+            seen = s.scalar(select(OutboxRecord.seen).where(OutboxRecord.in_reply_to == message_id))
+        if "Remember" in text:
+            assert PAST_HEADING in last and "red" in last
+            assert json.loads(seen or "{}").get("past") == [red_id]
+        else:
+            assert PAST_HEADING not in last and "past" not in json.loads(seen or "{}")
