@@ -38,7 +38,7 @@ from ella.reply import ReplyOutcome, disclose
 from ella.world import images
 from models.base import utcnow
 from models.boundary import log_verdict
-from models.forgetting import FORGOTTEN_TEXT, Forgetting, correct_fact, forget_items
+from models.forgetting import FORGOTTEN_TEXT, Forgetting, Refused, correct_fact, forget_items
 from models.memory import mark_accessed
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
@@ -60,6 +60,8 @@ from workers.routing import TaskName
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
+
+NOT_CARRIED_OUT = "I couldn't change that just now, it seems to have changed already. Could you tell me once more?"
 
 
 def stored_message(payload: IngestPayload) -> InboundMessage | None:
@@ -145,7 +147,12 @@ def store_turn(
         record.seen = seen_map.encode(outcome.seen)
     if say is not None and say.changes:
         session.flush()
-        session.info["forgetting"] = carry_out(session, payload, say)
+        try:
+            with session.begin_nested():  # a refusal undoes what the request had begun, not the turn
+                session.info["forgetting"] = carry_out(session, payload, say)
+        except Refused as exc:  # it changed since the answer was decided (a concurrent request, a supersession)
+            log.warning("the user's memory request could not be carried out: %s", exc.code)
+            record.text = NOT_CARRIED_OUT
     return record
 
 

@@ -258,3 +258,34 @@ def test_a_request_the_rules_miss_is_read_by_the_reply_call_and_answered_from_wh
     assert [(f.status, f.object) for f in facts] == [("retired", "(forgotten)")]
     assert said != quiet and "ex" not in (said or "").split()  # the request's own words are not kept
     assert [r.kind for r in model.requests] == ["reply"]  # one call: the reading came with the reply
+
+
+def test_a_request_that_can_no_longer_be_carried_out_still_stores_the_turn_and_says_so(migrated_db):
+    from ella.contract import IngestPayload
+    from ella.ledger.facts import NewFact
+    from ella.ledger.rules import Tier, Writer
+    from ella.memory.say import SayDecision
+    from ella.reply import OutgoingReply, ReplyOutcome
+    from models import User
+    from models.ledger import append
+    from models.supersession import supersede
+    from tasks.ingest import NOT_CARRIED_OUT, store_turn
+    from workers.db import session_scope
+
+    user = f"nc-{uuid.uuid4().hex[:8]}"
+    with session_scope() as s:
+        s.add(User(id=user, timezone="UTC"))
+        s.flush()
+        fact = append(s, user, NewFact("user.sister", "name", "Mia", Tier.USER_CLAIM.value), Writer.USER, T0)
+        assert fact is not None
+        supersede(s, user, fact.id, NewFact("user.sister", "name", "Maya", Tier.USER_CLAIM.value), Writer.USER, T0)
+        stale = fact.id
+    decision = SayDecision(Ask.CORRECT, "Thank you for telling me.", correct=(stale, "Maia"), outcome="corrected")
+    outcome = ReplyOutcome(OutgoingReply("Thank you for telling me.", route="canned", category="memory"), say=decision)
+    payload = IngestPayload(message_id=uuid.uuid4().hex, user_id=user, text="no, it's Maia", sent_at=datetime.now(UTC))
+    with session_scope() as s:
+        record = store_turn(s, payload, outcome, None)
+        assert NOT_CARRIED_OUT in record.text
+    assert {f.object for f in _facts(user, "active")} == {"Maya"}  # nothing changed
+    with autocommit_scope() as s:
+        assert s.scalar(select(InboundMessage.text).where(InboundMessage.message_id == payload.message_id))
