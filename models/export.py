@@ -389,11 +389,13 @@ def _outbox_record(record: OutboxRecord) -> dict[str, Any]:
 
 
 def _outbox(session: Session, user_id: str) -> tuple[list[OutboxRecord], list[dict[str, Any]]]:
-    """The user's replies (rows, for the conversations) and the notifications Ella sent (as exported)."""
+    """The user's replies and the answers to their memory requests (rows, for the conversations) and the
+    notifications Ella sent (as exported)."""
     records = session.scalars(
         select(OutboxRecord).where(OutboxRecord.user_id == user_id).order_by(OutboxRecord.created_at, OutboxRecord.id)
     ).all()
-    replies = [r for r in records if r.kind != "notification"]
+    # an earlier export's answer is a copy of this document: exporting it again would nest every export in the next
+    replies = [r for r in records if r.kind != "notification" and not (r.kind == "answer" and r.route == "export")]
     return replies, [_outbox_record(r) for r in records if r.kind == "notification"]
 
 

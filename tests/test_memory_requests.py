@@ -88,6 +88,8 @@ def test_export_forget_and_correct_through_the_gateway_and_every_refusal_is_answ
     assert other not in json.dumps(document)
     replies = [m["reply"] for c in document["conversations"] for m in c["messages"] if m.get("reply")]
     assert replies and all(isinstance(r["seen"], dict) for r in replies)  # what each reply saw (empty: nothing yet)
+    export_user(request_id=(r1b := rid()), user_id=user)
+    assert json.dumps(answer(outbox, r1b)["export"]).count("ella-export") == 1  # an earlier export is not nested
 
     # forget one memory by id: it and what holds its words go, the rest stays
     forget_memory(request_id=(r2 := rid()), user_id=user, item=f"memory:{event.id}", reason="please")

@@ -346,9 +346,9 @@ def test_a_past_question_through_the_reply_path_carries_the_section_and_the_repl
 ) -> None:
     """The whole path a user's message takes (``tasks.ingest.ingest`` with a scripted model): the section reaches
     the reply's request, and the stored reply's ``seen`` names the past fact it showed."""
-    import workers.reply_service
     from sqlalchemy import select
 
+    import workers.reply_service
     from ella.contract import IngestPayload
     from models import OutboxRecord
     from tasks.ingest import ingest

@@ -146,9 +146,20 @@ def _topic(raw: str) -> str:
     return _LEADING.sub("", topic).strip()
 
 
+# Every pattern above needs one of these words (a correction, its lead at the start): one search rules out
+# nearly every message, which is most of what this costs a turn (bench/memory_say.py).
+_CUES = re.compile(
+    rf"\b(?:remember|recall|know|told|said|learn|learned|learnt|picked|gathered|keep|hold|store|have on|"
+    rf"stop remembering|{_FORGET_VERB[3:-1]})\b|^\s*{_CORRECT_LEAD}\b",
+    re.IGNORECASE,
+)
+
+
 def read_request(text: str) -> SayRequest | None:
     """The memory request in ``text`` by rule, or None. English; precise rather than eager (a missed request is
     answered as talk, and on the Anthropic path the reply call's reading still sees it)."""
+    if len(text) > 1600 or not _CUES.search(text.replace("\u2019", "'")):
+        return None
     said = _clean(text)
     if not said or len(said) > 400:
         return None
