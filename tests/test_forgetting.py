@@ -209,3 +209,26 @@ def test_a_users_correction_never_reaches_her_world_and_an_operators_may(migrate
     with session_scope() as s, pytest.raises(Refused) as stale:
         correct_fact(s, user, mine_id, "doctor", actor="user")
     assert stale.value.code == "not_live"
+
+
+def test_after_the_commit_the_forgotten_texts_leave_the_embedding_cache_and_the_stream(migrated_db, redis_client):
+    from workers.embedding_cache import shared_embedder
+    from workers.forgetting import forget_outside
+    from workers.settings import get_settings
+
+    user = f"e-{uuid.uuid4().hex[:8]}"
+    ids = plant(user)
+    said, kept = f"my codename is {CANARY}", f"I watched a {KEPT} today"
+    cache = shared_embedder()
+    cache.embed([said, kept])
+    stream = get_settings().outbox_stream
+    entry = redis_client.xadd(stream, {"user_id": user, "text": f"{CANARY} is a lovely codename"})
+    with session_scope() as s:
+        record = s.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == ids["m1"])).one()
+        record.stream_id = entry if isinstance(entry, str) else entry.decode()
+    with session_scope() as s:
+        done = forget_memory(s, user, int(ids["e1"]), embedder=EMBEDDER, actor="user", reason="asked")
+    counts = forget_outside(user, done)
+    assert counts["stream"] == 1 and not redis_client.xrange(stream, min=record.stream_id, max=record.stream_id)
+    assert counts["embeddings"] >= 1
+    assert not redis_client.exists(cache.key(said)) and redis_client.exists(cache.key(kept))
