@@ -238,15 +238,22 @@ class OutboxEntry(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     v: str = "1"
-    kind: str  # reply | notification | answer (to a memory request: text is its JSON)
-    user_id: str
+    # reply | notification | answer (to a memory request: text is its JSON) | rejected (a request refused or
+    # dead-lettered: ``code`` says why, ``text`` a short message, never the user's words) | ack (a profile update
+    # or an erasure done: ``code`` is its outcome)
+    kind: str
+    user_id: str  # empty on a rejected entry whose user could not be read
     text: str
-    route: str  # generated | canned | fallback
+    route: str  # generated | canned | fallback (replies); the request (answers); "" otherwise
     category: str
     outbox_id: str
-    in_reply_to: str = ""  # the message_id answered; empty for notifications
-    conversation_id: str = ""
+    in_reply_to: str = ""  # the message_id (or request id) answered, refused or acknowledged; empty for notifications
+    conversation_id: str = ""  # the gateway's conversation id, when it sent one
+    ella_conversation_id: str = ""  # Ella's own conversation id (the operator's page and the export name it)
     created_at: str  # ISO-8601 UTC
+    task: str = ""  # rejected and ack: the task the entry is about (``ella.ingest_message``...)
+    code: str = ""  # rejected: the reason code (docs/gateway.md); ack: the outcome (applied, stale, erased...)
+    images: str = ""  # a reply that first shows an anchored place or companion: JSON list of image references
     stream_id: str = Field("", exclude=True)  # filled in by the reader
 
     def to_fields(self) -> dict[str, str]:

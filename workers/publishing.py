@@ -19,10 +19,11 @@ from typing import TypeVar
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from ella.contract import OutboxEntry
 from models.base import utcnow
+from models.conversation import Conversation
 from models.outbox import OutboxRecord
 from models.turns import reply_to
 from workers.db import autocommit_scope
@@ -44,9 +45,23 @@ def outbox_entry(record: OutboxRecord) -> OutboxEntry:
         category=record.category,
         outbox_id=record.uid,
         in_reply_to=record.in_reply_to or "",
-        conversation_id=str(record.conversation_id or ""),
+        conversation_id=external_conversation_id(record),
+        ella_conversation_id=str(record.conversation_id or ""),
         created_at=record.created_at.isoformat(),
     )
+
+
+def external_conversation_id(record: OutboxRecord) -> str:
+    """The gateway's id of the record's conversation ("" when it sent none): the id the gateway knows."""
+    if record.conversation_id is None:
+        return ""
+    with autocommit_scope() as session:
+        found = session.scalar(
+            select(Conversation.external_id).where(
+                Conversation.id == record.conversation_id, Conversation.user_id == record.user_id
+            )
+        )
+    return found or ""
 
 
 def when_redis_answers(call: Callable[[], T], wait_s: float, what: str) -> T:
