@@ -35,7 +35,7 @@ from workers import images as _images  # noqa: F401  (registers the "images" sto
 from workers.app import app
 from workers.db import session_scope
 from workers.inbox import InboxKeys
-from workers.outbox_stream import published_marker
+from workers.outbox_stream import delete_entries, published_marker
 from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
@@ -138,7 +138,7 @@ def erase_outbox_entries(traces: Traces) -> int:
         page = cast(list[tuple[str, dict[str, str]]], client.xrange(stream, min=start, max="+", count=_PAGE))
         mine = [sid for sid, entry in page if entry and entry.get("user_id") == traces.user_id]
         if mine:
-            removed += int(client.xdel(stream, *mine))
+            removed += delete_entries(client, stream, mine)
         if len(page) < _PAGE:
             return removed
         start = "(" + _text(page[-1][0])

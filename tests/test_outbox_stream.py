@@ -414,3 +414,20 @@ def test_entry_trimmed_away_by_maxlen_is_not_published_again(redis_client, strea
     forget_marker(redis_client, entry, stream_settings)
     assert publish_once(redis_client, entry, stream_settings, recorded_id=recorded) == recorded
     assert entry.outbox_id not in [e.outbox_id for e in read_all(redis_client, stream_settings)]
+
+
+def test_a_deleted_entry_leaves_no_pending_entry_for_a_restarted_reader(redis_client, stream_settings, published):
+    """Redis 7.0 keeps a deleted id in a group's pending list; ``delete_entries`` (erasure, a forget) acks it in
+    every group first, so a restarted reader never gets an entry with no fields."""
+    from workers.outbox_stream import delete_entries
+
+    entries = publish_n(redis_client, stream_settings, published, 2)
+    stream = stream_settings.outbox_stream
+    read = {group: OutboxReader(redis_client, group, f"{group}-1", stream=stream).read(block_ms=None)
+            for group in ("gw", "audit")}  # fmt: skip
+    assert all(len(got) == 2 for got in read.values())
+    assert delete_entries(redis_client, stream, [read["gw"][0].stream_id]) == 1
+    for group in ("gw", "audit"):
+        again = OutboxReader(redis_client, group, f"{group}-1", stream=stream).read(block_ms=None)
+        assert texts(again) == texts(entries[1:])  # the other entry is still pending, the deleted one is not
+        assert redis_client.xpending(stream, group)["pending"] == 1

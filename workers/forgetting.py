@@ -18,6 +18,7 @@ import redis
 from models.forgetting import Forgetting
 from workers.embedding_cache import shared_embedder
 from workers.memory_cache import memory_cache
+from workers.outbox_stream import delete_entries
 from workers.redis_conn import get_redis
 from workers.settings import get_settings
 
@@ -30,7 +31,8 @@ def forget_outside(user_id: str, done: Forgetting) -> dict[str, int]:
     counts = {"stream": 0, "embeddings": 0}
     try:
         if done.stream_ids:
-            counts["stream"] = int(get_redis().xdel(get_settings().outbox_stream, *sorted(done.stream_ids)))
+            stream = get_settings().outbox_stream
+            counts["stream"] = delete_entries(get_redis(), stream, sorted(done.stream_ids))
         counts["embeddings"] = shared_embedder().forget(done.texts)
     except redis.RedisError as exc:
         log.warning("a forget could not reach Redis (%d stream entries, %d cached texts left): %s",
