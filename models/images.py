@@ -9,7 +9,7 @@ superseded and inserts the next one in one transaction; the old row stays.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -50,6 +50,9 @@ class ImageAnchorRow(Base):
     )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     superseded_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), comment="set when a canon redraw replaced it")
+    shown_at: Mapped[datetime | None] = mapped_column(
+        UTCDateTime(), comment="when a reply first carried its reference to the gateway"
+    )
 
     def as_anchor(self) -> ImageAnchor:
         return ImageAnchor(self.user_id, self.entity, self.version, self.sha256, self.prompt, self.fact_id,
@@ -136,3 +139,26 @@ def referenced(session: Session, hashes: Iterable[str]) -> set[str]:
     if not wanted:
         return set()
     return set(session.scalars(select(ImageAnchorRow.sha256).where(ImageAnchorRow.sha256.in_(wanted)).distinct()))
+
+
+def show_unshown(session: Session, user_id: str, entities: Sequence[str], now: datetime) -> list[ImageAnchorRow]:
+    """The current pictures of these entities the gateway has not been given yet, marked given (in the caller's
+    transaction: the reply that carries them commits with the mark, so each picture goes out once)."""
+    if not entities:
+        return []
+    rows = list(
+        session.scalars(
+            select(ImageAnchorRow)
+            .where(
+                ImageAnchorRow.user_id == user_id,
+                ImageAnchorRow.entity.in_(list(entities)),
+                ImageAnchorRow.superseded_at.is_(None),
+                ImageAnchorRow.shown_at.is_(None),
+            )
+            .order_by(ImageAnchorRow.id)
+            .with_for_update()
+        )
+    )
+    for row in rows:
+        row.shown_at = now
+    return rows

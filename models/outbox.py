@@ -38,6 +38,7 @@ class OutboxRecord(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     published_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     stream_id: Mapped[str | None] = mapped_column(String(32))
+    images: Mapped[str | None] = mapped_column(Text, comment="JSON: the image references the entry carries")
     seen: Mapped[str | None] = mapped_column(
         Text, comment="JSON: section -> ids of what the reply's prompt carried (ella.seen)"
     )

@@ -19,6 +19,7 @@ Order of work, and why:
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from datetime import UTC, datetime, timedelta
@@ -39,6 +40,7 @@ from ella.world import images
 from models.base import utcnow
 from models.boundary import log_verdict
 from models.forgetting import FORGOTTEN_TEXT, Forgetting, Refused, correct_fact, forget_items
+from models.images import show_unshown
 from models.memory import mark_accessed
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
@@ -50,6 +52,7 @@ from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
 from workers.embedding_cache import shared_embedder
 from workers.forgetting import forget_outside
+from workers.images import image_reference
 from workers.llm import held_usage_rows, write_usage
 from workers.logs import user_scope
 from workers.publishing import publish, publish_stored_reply
@@ -145,6 +148,10 @@ def store_turn(
     mark_accessed(session, outcome.memory_ids, datetime.now(UTC))
     if outcome.seen:
         record.seen = seen_map.encode(outcome.seen)
+    named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
+    shown = show_unshown(session, payload.user_id, named, utcnow())  # pictures drawn before, not yet given
+    if shown:
+        record.images = json.dumps([image_reference(row) for row in shown], separators=(",", ":"))
     if say is not None and say.changes:
         session.flush()
         try:

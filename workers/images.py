@@ -29,6 +29,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import redis
 from redis.exceptions import LockError
@@ -43,12 +44,14 @@ from ella.world.images import (
     OfflineImages,
     Successor,
     decide,
+    image_type,
     next_version,
     sha256_of,
 )
 from models import images
 from models.base import utcnow
 from models.erasure import Traces, register_store
+from models.images import ImageAnchorRow
 from models.user import User
 from workers.db import autocommit_scope, session_scope
 from workers.redis_conn import get_redis
@@ -269,3 +272,16 @@ def renders_under_concurrency(n: int = 16, delay_s: float = 0.2) -> int:
     if errors:
         raise errors[0]
     return counting.renders
+
+
+def image_reference(row: ImageAnchorRow) -> dict[str, Any]:
+    """What the gateway is given of a picture: its id, entity, version, content hash and media type. The bytes
+    are the file named by the hash in the image store (``ELLA_IMAGE_DIR``; the gateway mounts it read-only)."""
+    path = image_store().path(row.sha256)
+    try:
+        with open(path, "rb") as handle:
+            media = image_type(handle.read(16))
+    except OSError:
+        media = None
+    return {"id": f"image:{row.id}", "entity": row.entity, "version": row.version, "sha256": row.sha256,
+            "media_type": media or "application/octet-stream"}  # fmt: skip

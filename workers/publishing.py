@@ -47,6 +47,7 @@ def outbox_entry(record: OutboxRecord) -> OutboxEntry:
         in_reply_to=record.in_reply_to or "",
         conversation_id=external_conversation_id(record),
         ella_conversation_id=str(record.conversation_id or ""),
+        images=record.images or "",
         created_at=record.created_at.isoformat(),
     )
 
