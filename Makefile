@@ -12,10 +12,12 @@ PYTEST_WORKERS ?= 2
 
 .PHONY: demo test test-fast lint bench chaos install clean
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	@# The gateway's own client (docs/gateway.md): its dependencies (celery, redis) are the project's already.
+	$(BIN)/python -m pip install --quiet --no-deps -e clients/python
 	@# The browser tests (tests/test_inspect_page.py) drive Debian's Chromium through Playwright, never a browser
 	@# Playwright downloads: installed here only when missing and only where apt-get exists (as root, or via sudo).
 	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then \
