@@ -14,7 +14,6 @@ import shlex
 import tomllib
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import click
 import pytest
@@ -26,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
+ACL_TEMPLATE = ROOT / "deploy" / "redis" / "users.acl.template"
+PG_ROLES = ROOT / "deploy" / "postgres" / "init" / "ella-roles.psql"
 
 COMPOSE: dict[str, Any] = yaml.safe_load(COMPOSE_FILE.read_text())
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
@@ -199,7 +200,14 @@ def interpolate(value: str, env: dict[str, str]) -> str:
 
 
 # What an operator sets for `docker compose up` (the variables the file requires), interpolated into each service.
-OPERATOR_ENV = {"ELLA_LLM_PROVIDER": "offline", "FLOWER_BASIC_AUTH": "u:p", "ELLA_INSPECT_BASIC_AUTH": "u:p"}
+OPERATOR_ENV = {
+    "ELLA_LLM_PROVIDER": "offline",
+    "FLOWER_BASIC_AUTH": "u:p",
+    "ELLA_INSPECT_BASIC_AUTH": "u:p",
+    **{f"ELLA_REDIS_{user}_PASSWORD": f"redis-{user.lower()}" for user in ("GATEWAY", "WORKER", "BEAT", "FLOWER")},
+    **{f"ELLA_PG_{role}_PASSWORD": f"pg-{role.lower()}" for role in ("OWNER", "WORKER", "BEAT", "INSPECT")},
+    "POSTGRES_PASSWORD": "bootstrap",
+}
 
 
 def container_settings(service: dict[str, Any], monkeypatch: pytest.MonkeyPatch):
@@ -260,22 +268,128 @@ def test_services_that_use_redis_or_postgres_wait_until_it_is_healthy(variable, 
         assert depends_on(SERVICES[name]).get(dependency) == "service_healthy", f"{name} uses {dependency}"
 
 
-def test_urls_point_at_the_compose_services_and_postgres_credentials():
-    postgres_env = environment(SERVICES["postgres"])
-    for name, service in our_services().items():
-        env = environment(service)
-        redis = urlsplit(env["ELLA_REDIS_URL"])
-        assert redis.scheme == "redis" and redis.hostname in SERVICES, name
-        # The password is a compose variable, so split the URL by hand rather than parse a port out of it.
-        match = re.fullmatch(r"postgresql\+psycopg://([^:]+):(.+)@([^:/@]+):5432/([^/?]+)", env["ELLA_DATABASE_URL"])
-        assert match, f"{name}: unexpected database URL"
-        user, password, host, database = match.groups()
-        assert host in SERVICES, name
-        assert (user, password, database) == (
-            postgres_env["POSTGRES_USER"],
-            postgres_env["POSTGRES_PASSWORD"],
-            postgres_env["POSTGRES_DB"],
-        ), name
+# Who each service is: (PostgreSQL role, Redis user); None: it gets no URL for that service at all.
+IDENTITIES: dict[str, tuple[str | None, str | None]] = {
+    "migrate": ("ella_owner", None),
+    "worker-inbound": ("ella_worker", "worker"),
+    "worker-cognition": ("ella_worker", "worker"),
+    "worker-batch": ("ella_worker", "worker"),
+    "beat": ("ella_beat", "beat"),
+    "flower": (None, "flower"),
+    "inspect": ("ella_inspect", None),
+}
+PG_URL = re.compile(r"postgresql\+psycopg://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):5432/([^/?]+)")
+REDIS_URL = re.compile(r"redis://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):6379/(\d+)")
+
+
+def acl_users() -> dict[str, str]:
+    """User name -> its rules, from the ACL template (a user's line and its indented continuation lines)."""
+    users: dict[str, str] = {}
+    current = None
+    for line in ACL_TEMPLATE.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line[0].isspace() and current:
+            users[current] += " " + line.strip()
+        else:
+            _, current, rules = (line.split(" ", 2) + [""])[:3]
+            users[current] = rules
+    return users
+
+
+def pg_default_roles() -> dict[str, str]:
+    """psql variable -> default role name, from ella-roles.psql's ``\\set <kind> <role>`` lines."""
+    return dict(re.findall(r"^\\set (owner|worker|beat|inspect) (\w+)$", PG_ROLES.read_text(), re.M))
+
+
+def test_the_service_list_is_the_one_the_identities_cover():
+    assert set(our_services()) == set(IDENTITIES), "a new service needs its own database role and Redis user"
+
+
+@pytest.mark.parametrize("name", sorted(IDENTITIES))
+def test_each_service_connects_as_its_own_user_with_a_password_compose_requires(name):
+    """No password-less URL: the user is in the URL and the password is a ``${VAR:?}`` compose refuses to start
+    without; each process kind has its own identity, and one it does not use is not given at all."""
+    env = environment(SERVICES[name])
+    role, redis_user = IDENTITIES[name]
+    for variable, pattern, expected, dependency in (
+        ("ELLA_DATABASE_URL", PG_URL, role, "postgres"),
+        ("ELLA_REDIS_URL", REDIS_URL, redis_user, "redis"),
+    ):
+        if expected is None:
+            assert variable not in env, f"{name} does not use {dependency}: no {variable}"
+            continue
+        match = pattern.fullmatch(env.get(variable, ""))
+        assert match, f"{name}: {variable} is not user:${{PASSWORD:?}}@host: {env.get(variable)!r}"
+        user, password, password_var, host, _database = match.groups()
+        assert user == expected, f"{name} connects to {dependency} as {user}, not {expected}"
+        assert host == dependency
+        with pytest.raises(ValueError, match=password_var):
+            interpolate(password, OPERATOR_ENV | {password_var: ""})
+        assert interpolate(password, OPERATOR_ENV) == OPERATOR_ENV[password_var]
+
+
+def test_no_two_identities_share_a_password_and_the_servers_get_every_one():
+    """A password variable names one identity; the redis and postgres containers get each (to create the users
+    and roles) from the same variables the services' URLs use."""
+    by_variable: dict[str, set[tuple[str, str]]] = {}
+    for name in IDENTITIES:
+        env = environment(SERVICES[name])
+        for variable, pattern in (("ELLA_DATABASE_URL", PG_URL), ("ELLA_REDIS_URL", REDIS_URL)):
+            match = pattern.fullmatch(env.get(variable, ""))
+            if match:
+                by_variable.setdefault(match.group(3), set()).add((variable, match.group(1)))
+    assert all(len(identities) == 1 for identities in by_variable.values()), by_variable
+    redis_env, pg_env = environment(SERVICES["redis"]), environment(SERVICES["postgres"])
+    for variable, identities in by_variable.items():
+        ((kind, _user),) = identities
+        server_env = redis_env if kind == "ELLA_REDIS_URL" else pg_env
+        assert re.fullmatch(rf"\$\{{{variable}:\?[^}}]+\}}", server_env.get(variable, "")), f"{variable} not passed on"
+    # The gateway's user is created too, though the gateway runs elsewhere.
+    assert re.fullmatch(r"\$\{ELLA_REDIS_GATEWAY_PASSWORD:\?[^}]+\}", redis_env.get("ELLA_REDIS_GATEWAY_PASSWORD", ""))
+
+
+def test_every_user_and_role_compose_names_is_defined_by_the_deploy_files():
+    users, roles = acl_users(), set(pg_default_roles().values())
+    for name, (role, redis_user) in IDENTITIES.items():
+        assert role is None or role in roles, f"{name}: role {role} is not created by {PG_ROLES.name}"
+        assert redis_user is None or redis_user in users, f"{name}: Redis user {redis_user} is not in the ACL"
+    assert "gateway" in users
+    assert not any("gateway" in role for role in roles), "the gateway gets no database role"
+
+
+def test_redis_starts_with_the_rendered_acl_and_the_default_user_off():
+    redis = SERVICES["redis"]
+    mounts = [str(v) for v in redis.get("volumes") or []]
+    assert "./deploy/redis:/etc/ella/redis:ro" in mounts
+    assert redis.get("entrypoint") == ["sh", "/etc/ella/redis/entrypoint.sh"]
+    entrypoint = (ROOT / "deploy" / "redis" / "entrypoint.sh").read_text()
+    assert "render-acl.sh /etc/ella/redis/users.acl.template" in entrypoint
+    assert re.search(r'exec docker-entrypoint\.sh "\$@" --aclfile "\$acl"', entrypoint)
+    assert "/run/ella-redis" in (redis.get("tmpfs") or []), "the rendered ACL file belongs on a tmpfs"
+    users = acl_users()
+    assert users["default"].split()[0] == "off"
+    assert "nopass" not in users["default"]
+    # Only the healthcheck user may log in without a password, and it may only PING.
+    assert [u for u, rules in users.items() if "nopass" in rules.split()] == ["healthcheck"]
+    assert users["healthcheck"].split() == ["on", "nopass", "resetkeys", "resetchannels", "-@all", "+ping"]
+    assert "--user healthcheck" in " ".join(health_test(redis))
+
+
+def test_postgres_runs_the_role_script_on_a_new_volume_and_hands_the_database_to_the_owner():
+    postgres = SERVICES["postgres"]
+    assert "./deploy/postgres/init:/docker-entrypoint-initdb.d:ro" in [str(v) for v in postgres.get("volumes") or []]
+    init = ROOT / "deploy" / "postgres" / "init"
+    runs = sorted(p.name for p in init.iterdir() if p.suffix in {".sh", ".sql"})
+    assert runs == ["10-ella-roles.sh"], "the image runs every .sh and .sql there; the .psql needs the script"
+    assert "-f /docker-entrypoint-initdb.d/ella-roles.psql" in (init / "10-ella-roles.sh").read_text()
+    assert pg_default_roles() == {
+        "owner": "ella_owner",
+        "worker": "ella_worker",
+        "beat": "ella_beat",
+        "inspect": "ella_inspect",
+    }
+    assert environment(postgres)["POSTGRES_USER"] not in set(pg_default_roles().values())
 
 
 def test_redis_and_postgres_define_healthchecks_that_check_readiness():

@@ -1,0 +1,429 @@
+"""Least privilege on the broker and the database: the Redis ACL users and the PostgreSQL roles of deploy/.
+
+Why against the real servers: an ACL or a GRANT is only right if the real client works under it and the real
+server refuses the rest. The rules are not copied here: the ACL is rendered by deploy/redis/render-acl.sh from
+deploy/redis/users.acl.template (what the redis container loads) with this run's key names, and the roles come
+from deploy/postgres/init/ella-roles.psql (what the postgres container runs) with this run's role names.
+
+The Redis server is shared with other test runs, so the users made here have unique names and are deleted after,
+and destructive commands (FLUSHALL, FLUSHDB) are checked with ``ACL DRYRUN``, never sent. The file as a whole
+(``default`` off, the healthcheck user) is loaded into a scratch ``redis-server`` of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psycopg
+import pytest
+import redis
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
+
+from tests.conftest import RUN, wait_for
+from tests.support.scratch import pg_admin_url
+from workers.settings import Settings, get_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy"
+ACL_TEMPLATE = DEPLOY / "redis" / "users.acl.template"
+RENDER_ACL = DEPLOY / "redis" / "render-acl.sh"
+PG_ROLES = DEPLOY / "postgres" / "init" / "ella-roles.psql"
+KINDS = ("gateway", "worker", "beat", "flower")
+
+
+# --- Redis --------------------------------------------------------------------------------------------------
+
+
+def redis_db(url: str) -> str:
+    return (urlsplit(url).path.lstrip("/") or "0").split("/")[0]
+
+
+def render_acl(out: Path, passwords: dict[str, str], settings: Settings) -> list[str]:
+    """The ACL file's lines as deploy/redis/render-acl.sh writes them for ``settings``' key names."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "ELLA_REDIS_KEY_PREFIX": settings.redis_key_prefix,
+        "ELLA_QUEUE_INBOUND": settings.queue_inbound,
+        "ELLA_QUEUE_COGNITION": settings.queue_cognition,
+        "ELLA_QUEUE_BATCH": settings.queue_batch,
+        "ELLA_OUTBOX_STREAM": settings.outbox_stream,
+        "ELLA_REDIS_DB": redis_db(settings.redis_url or "redis://127.0.0.1:6379/0"),
+        **{f"ELLA_REDIS_{kind.upper()}_PASSWORD": password for kind, password in passwords.items()},
+    }
+    subprocess.run(["sh", str(RENDER_ACL), str(ACL_TEMPLATE), str(out)], env=env, check=True, capture_output=True)
+    return out.read_text().splitlines()
+
+
+def acl_rules(lines: list[str]) -> dict[str, list[str]]:
+    """User -> its rules as ACL SETUSER arguments (a selector ``( ... )`` is one argument)."""
+    users = {}
+    for line in lines:
+        keyword, name, rest = line.split(" ", 2)
+        assert keyword == "user"
+        users[name] = re.findall(r"\([^)]*\)|\S+", rest)
+    return users
+
+
+@pytest.fixture
+def acl_users(redis_client: redis.Redis, tmp_path: Path) -> Iterator[dict[str, tuple[str, str]]]:
+    """kind -> (user name, password): the rendered users of this run, created under unique names, deleted after."""
+    passwords = {kind: uuid.uuid4().hex for kind in KINDS}
+    rules = acl_rules(render_acl(tmp_path / "users.acl", passwords, get_settings()))
+    names = {kind: f"t{RUN}-{uuid.uuid4().hex[:6]}-{kind}" for kind in KINDS}
+    try:
+        for kind, name in names.items():
+            redis_client.execute_command("ACL", "SETUSER", name, "reset", *rules[kind])
+        yield {kind: (names[kind], passwords[kind]) for kind in KINDS}
+    finally:
+        redis_client.execute_command("ACL", "DELUSER", *names.values())
+
+
+def url_as(user: str, password: str) -> str:
+    parts = urlsplit(get_settings().redis_url or "")
+    return f"redis://{user}:{password}@{parts.hostname}:{parts.port or 6379}{parts.path or '/0'}"
+
+
+def client_as(user: str, password: str) -> redis.Redis:
+    return redis.Redis.from_url(url_as(user, password), decode_responses=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_the_rendered_file_loads_into_redis_7_with_the_default_user_off(tmp_path: Path):
+    """The whole file, as the container loads it: it parses (selectors and all), the hashed passwords work, an
+    unauthenticated client can do nothing, and the healthcheck user can PING (only)."""
+    server = shutil.which("redis-server")
+    assert server, "redis-server is needed to load the ACL file"
+    passwords = {kind: uuid.uuid4().hex for kind in KINDS}
+    acl = tmp_path / "users.acl"
+    lines = render_acl(acl, passwords, Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0"))
+    assert not any(password in line for line in lines for password in passwords.values()), "a plain password"
+    port = free_port()
+    proc = subprocess.Popen(
+        [server, "--port", str(port), "--save", "", "--appendonly", "no", "--aclfile", str(acl)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        anonymous = redis.Redis(port=port, decode_responses=True)
+        wait_for(lambda: _answers(anonymous), 10, what="the scratch redis-server")
+        with pytest.raises(redis.AuthenticationError):
+            anonymous.get("anything")
+        health = redis.Redis(port=port, username="healthcheck", password="anything", decode_responses=True)
+        assert health.ping()
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            health.get("anything")
+        for kind, password in passwords.items():
+            assert redis.Redis(port=port, username=kind, password=password).ping(), kind
+            with pytest.raises(redis.AuthenticationError):
+                redis.Redis(port=port, username=kind, password=password + "x").ping()
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(port=port, username="default", password="").ping()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _answers(client: redis.Redis) -> bool:
+    try:
+        client.ping()
+    except redis.AuthenticationError:
+        return True  # up, and refusing the default user
+    except redis.ConnectionError:
+        return False
+    return True
+
+
+def test_the_gateway_may_enqueue_inbound_remember_messages_and_read_and_ack_the_outbox(
+    acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis
+):
+    from workers import inbox
+    from workers.outbox_stream import OutboxReader
+
+    settings = get_settings()
+    gateway = client_as(*acl_users["gateway"])
+    group = f"gw-{uuid.uuid4().hex[:6]}"
+    try:
+        assert gateway.lpush(settings.queue_inbound, "a task") == 1
+        assert gateway.llen(f"{settings.queue_inbound}\x06\x163") == 0
+        inbox.remember(gateway, {"message_id": f"m-{uuid.uuid4().hex}", "user_id": "u-acl", "text": "hi"})
+        reader = OutboxReader(gateway, group, "c1")  # XGROUP CREATE ... MKSTREAM
+        stream_id = redis_client.xadd(settings.outbox_stream, {"v": "1", "kind": "reply", "user_id": "u-acl"})
+        got = gateway.xreadgroup(group, "c1", {settings.outbox_stream: ">"}, count=10)
+        assert [entry_id for _, entries in got for entry_id, _ in entries] == [stream_id]
+        assert gateway.xpending(settings.outbox_stream, group)["pending"] == 1
+        assert gateway.xautoclaim(settings.outbox_stream, group, "c2", 0, start_id="0-0")[1][0][0] == stream_id
+        assert gateway.xack(settings.outbox_stream, group, stream_id) == 1
+        assert gateway.xinfo_groups(settings.outbox_stream)
+        assert reader.read(block_ms=10) == []
+    finally:
+        redis_client.delete(settings.queue_inbound, settings.outbox_stream, *inbox.InboxKeys.of(settings).all())
+
+
+# Commands the gateway must be refused, each with the reason it matters. Sent for real (they change nothing when
+# refused), as the gateway user.
+GATEWAY_REFUSED = {
+    "read an embedding cache entry": lambda s: ["GET", f"{s.redis_key_prefix}:emb:hashing-ngram-v1-512:abc"],
+    "write an embedding cache entry": lambda s: ["SET", f"{s.redis_key_prefix}:emb:hashing-ngram-v1-512:abc", "x"],
+    "read other users' pending messages": lambda s: ["HGETALL", f"{s.redis_key_prefix}:inbox:payloads"],
+    "drop an inbox entry": lambda s: ["HDEL", f"{s.redis_key_prefix}:inbox:payloads", "x"],
+    "enqueue onto the cognition queue": lambda s: ["LPUSH", s.queue_cognition, "x"],
+    "enqueue onto the batch queue": lambda s: ["LPUSH", s.queue_batch, "x"],
+    "take a task off the inbound queue": lambda s: ["RPOP", s.queue_inbound],
+    "write a reply into the outbox": lambda s: ["XADD", s.outbox_stream, "*", "kind", "reply"],
+    "read the whole outbox outside a group": lambda s: ["XRANGE", s.outbox_stream, "-", "+"],
+    "delete the outbox": lambda s: ["DEL", s.outbox_stream],
+    "drop another gateway's group": lambda s: ["XGROUP", "DESTROY", s.outbox_stream, "g"],
+    "list every key": lambda s: ["KEYS", "*"],
+    "scan every key": lambda s: ["SCAN", "0"],
+    "take redbeat's lock": lambda s: ["SET", f"{s.redis_key_prefix}:redbeat::lock", "x"],
+    "read kombu's unacked deliveries": lambda s: ["HGETALL", "unacked"],
+    "take the publish-once marker": lambda s: ["GET", f"{s.redis_key_prefix}:published:{s.outbox_stream}:x"],
+    "publish a fake event": lambda s: ["PUBLISH", "/0.celeryev/task.multi", "x"],
+    "run a script": lambda s: ["EVAL", "return 1", "0"],
+    "read the configuration": lambda s: ["CONFIG", "GET", "*"],
+    "read the ACL": lambda s: ["ACL", "LIST"],
+}
+
+
+@pytest.mark.parametrize("what", sorted(GATEWAY_REFUSED))
+def test_the_gateway_is_refused(what: str, acl_users: dict[str, tuple[str, str]]):
+    gateway = client_as(*acl_users["gateway"])
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        gateway.execute_command(*GATEWAY_REFUSED[what](get_settings()))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("command", [["FLUSHALL"], ["FLUSHDB"], ["KEYS", "*"], ["CONFIG", "SET", "save", ""]])
+def test_no_process_kind_may_flush_list_keys_or_reconfigure(
+    kind: str, command: list[str], acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis
+):
+    """ACL DRYRUN: the shared server is asked whether the user may, and nothing is run."""
+    name, _password = acl_users[kind]
+    answer = redis_client.execute_command("ACL", "DRYRUN", name, *command)
+    answer = answer.decode() if isinstance(answer, bytes) else str(answer)
+    assert answer != "OK" and "no permissions" in answer, f"{kind} may {command}: {answer}"
+
+
+def test_beat_may_push_onto_every_queue_and_use_redbeats_keys_but_not_read_a_queue_or_our_data(
+    acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis
+):
+    settings = get_settings()
+    beat = client_as(*acl_users["beat"])
+    lock = f"{settings.redis_key_prefix}:redbeat::lock"
+    try:
+        for queue in settings.queues:
+            assert beat.lpush(queue, "x") == 1
+        assert beat.set(lock, "me", nx=True, px=5000)
+        for command in (
+            ["RPOP", settings.queue_inbound],
+            ["GET", f"{settings.redis_key_prefix}:emb:x"],
+            ["HGETALL", f"{settings.redis_key_prefix}:inbox:payloads"],
+            ["XRANGE", settings.outbox_stream, "-", "+"],
+        ):
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                beat.execute_command(*command)
+    finally:
+        redis_client.delete(*settings.queues, lock)
+
+
+def test_flower_may_count_the_queues_but_not_send_a_task_or_read_our_data(acl_users: dict[str, tuple[str, str]]):
+    settings = get_settings()
+    flower = client_as(*acl_users["flower"])
+    assert [flower.llen(queue) for queue in settings.queues] == [0, 0, 0]
+    for command in (
+        ["LPUSH", settings.queue_inbound, "x"],
+        ["GET", f"{settings.redis_key_prefix}:emb:x"],
+        ["XRANGE", settings.outbox_stream, "-", "+"],
+        ["HGETALL", "unacked"],
+    ):
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            flower.execute_command(*command)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the database plays no part in the ACL
+@pytest.mark.parametrize("worker_connects_as", ["unrestricted", "worker"])
+def test_the_gateway_client_as_the_gateway_user_gets_its_reply_from_a_real_worker(
+    worker_connects_as: str,
+    acl_users: dict[str, tuple[str, str]],
+    start_worker,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """The gateway's own client (workers/gateway.py: inbox entry, send_task, consumer-group reader) under the
+    gateway user, a real worker on the usual connection or as the worker user: the message is answered, an export
+    is answered, and the gateway reads and acknowledges both through its group."""
+    from celery import Celery
+
+    from workers import gateway
+    from workers.app import celery_config
+    from workers.outbox_stream import OutboxReader
+
+    env = {"ELLA_REDIS_URL": url_as(*acl_users["worker"])} if worker_connects_as == "worker" else None
+    start_worker(env=env)
+    settings = get_settings().model_copy(update={"redis_url": url_as(*acl_users["gateway"])})
+    gateway_redis = client_as(*acl_users["gateway"])
+    gateway_app = Celery("ella-gateway-under-acl", set_as_current=False)
+    gateway_app.conf.update(celery_config(settings))
+    monkeypatch.setattr(gateway, "get_redis", lambda: gateway_redis)
+    reader = OutboxReader(gateway_redis, f"gw-{uuid.uuid4().hex[:6]}", "c1")
+    message_id, request_id, user = f"m-{uuid.uuid4().hex}", f"r-{uuid.uuid4().hex}", f"u-{uuid.uuid4().hex[:8]}"
+    try:
+        gateway.enqueue_message(
+            message_id=message_id,
+            user_id=user,
+            text="Hi Ella, how are you?",
+            sent_at=datetime.now(UTC),
+            app=gateway_app,
+        )
+        gateway.export_user(request_id=request_id, user_id=user, app=gateway_app)
+        seen: dict[str, str] = {}
+        deadline = time.monotonic() + 60
+        while len(seen) < 2 and time.monotonic() < deadline:
+            entries = reader.read(block_ms=500)
+            for entry in entries:
+                if entry.user_id == user:
+                    seen[entry.in_reply_to] = entry.kind
+            assert reader.ack(*entries) == len(entries)
+        assert seen == {message_id: "reply", request_id: "answer"}
+        assert redis_client.xpending(settings.outbox_stream, reader.group)["pending"] == 0
+    finally:
+        gateway_app.close()
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pg_roles(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """kind -> role: ella-roles.psql run on a scratch database with this test's role names; all dropped after."""
+    psql = shutil.which("psql")
+    assert psql, "psql is needed to run the init script"
+    admin = make_url(pg_admin_url())
+    database = f"ella_t{RUN}_roles_{uuid.uuid4().hex[:6]}"
+    roles = {kind: f"t{RUN}_{uuid.uuid4().hex[:4]}_{kind}" for kind in ("owner", "worker", "beat", "inspect")}
+    admin_dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{database}"')
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PGHOST": admin.host or "127.0.0.1",
+        "PGPORT": str(admin.port or 5432),
+        "PGUSER": admin.username or "postgres",
+        "PGPASSWORD": admin.password or "",
+        **{f"ELLA_PG_{kind.upper()}_ROLE": role for kind, role in roles.items()},
+        **{f"ELLA_PG_{kind.upper()}_PASSWORD": uuid.uuid4().hex for kind in roles},
+    }
+    try:
+        subprocess.run(
+            [psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", str(PG_ROLES)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        yield {"database": database, **roles}
+    finally:
+        from workers import db
+
+        db.forget_engine(_url_of(database, roles["owner"]))
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            for role in roles.values():
+                conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+
+
+def _url_of(database: str, role: str) -> str:
+    admin = make_url(pg_admin_url())
+    return admin.set(username=role, password=None, database=database).render_as_string(hide_password=False)
+
+
+def _connect(database: str, role: str) -> psycopg.Connection:
+    dsn = make_url(_url_of(database, role)).set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.connect(dsn, autocommit=True)
+
+
+def test_migrations_run_as_the_owner_and_each_role_gets_exactly_its_grants(pg_roles: dict[str, str]):
+    """The owner migrates (and owns every table); the worker reads and writes rows but cannot create, drop,
+    alter or truncate a table; the operator page's role reads only; beat's role reads nothing; a role the script
+    did not name cannot even connect. The grants reach the tables a migration creates after the script ran."""
+    from models import User
+    from workers import db
+
+    database = pg_roles["database"]
+    db.upgrade(Settings(_env_file=None, database_url=_url_of(database, pg_roles["owner"])))
+
+    with _connect(database, pg_roles["owner"]) as conn:
+        owners = {row[0] for row in conn.execute("SELECT tableowner FROM pg_tables WHERE schemaname = 'public'")}
+        assert owners == {pg_roles["owner"]}
+
+    user_id = f"u-{uuid.uuid4().hex[:8]}"
+    worker_url = _url_of(database, pg_roles["worker"])
+    try:
+        with db.get_engine_for(worker_url).begin() as sa_conn, Session(sa_conn) as session:
+            session.add(User(id=user_id))  # the ORM's insert, as a task writes it
+            session.flush()
+            session.get_one(User, user_id).locale = "en_GB"
+            session.flush()
+    finally:
+        db.forget_engine(worker_url)
+    with _connect(database, pg_roles["worker"]) as conn:
+        assert conn.execute("SELECT locale FROM users WHERE id = %s", (user_id,)).fetchone() == ("en_GB",)
+        sequences = [
+            row[0] for row in conn.execute("SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")
+        ]
+        assert sequences, "no sequence to check"
+        for sequence in sequences:  # every autoincrement id a worker inserts draws from one
+            conn.execute("SELECT nextval(%s)", (f'public."{sequence}"',))
+        for statement in (
+            "DROP TABLE users",
+            "CREATE TABLE worker_made (id int)",
+            "ALTER TABLE users ADD COLUMN extra int",
+            "TRUNCATE users",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+
+    with _connect(database, pg_roles["inspect"]) as conn:
+        assert conn.execute("SELECT count(*) FROM users WHERE id = %s", (user_id,)).fetchone() == (1,)
+        for statement, args in (
+            ("INSERT INTO users (id) VALUES (%s)", ("u-inspect",)),
+            ("DELETE FROM users WHERE id = %s", (user_id,)),
+            ("UPDATE users SET locale = 'de_DE' WHERE id = %s", (user_id,)),
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement, args)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("CREATE TABLE inspect_made (id int)")
+
+    with _connect(database, pg_roles["beat"]) as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT count(*) FROM users WHERE id = %s", (user_id,))
+
+    with _connect(database, pg_roles["worker"]) as conn:
+        conn.execute("DELETE FROM users WHERE id = %s", (user_id,))
+
+    admin_dsn = make_url(pg_admin_url()).set(drivername="postgresql").render_as_string(hide_password=False)
+    stranger = f"t{RUN}_{uuid.uuid4().hex[:4]}_stranger"
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{stranger}" LOGIN')
+    try:
+        with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
+            _connect(database, stranger).close()
+    finally:
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(f'DROP ROLE IF EXISTS "{stranger}"')
