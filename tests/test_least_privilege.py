@@ -306,6 +306,41 @@ def test_the_gateway_client_as_the_gateway_user_gets_its_reply_from_a_real_worke
         gateway_app.close()
 
 
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_standalone_gateway_package_as_the_gateway_user_gets_its_reply_from_a_real_worker(
+    acl_users: dict[str, tuple[str, str]], start_worker, redis_client: redis.Redis
+):
+    """clients/python's ``ella_gateway`` (celery and redis only, no result backend, its own queue routing) under
+    the same gateway user: what a gateway deploys must work under the ACL too."""
+    from ella_gateway import Gateway, GatewayConfig
+
+    start_worker()
+    settings = get_settings()
+    client = Gateway(
+        GatewayConfig(
+            redis_url=url_as(*acl_users["gateway"]),
+            queue=settings.queue_inbound,
+            outbox_stream=settings.outbox_stream,
+            key_prefix=settings.redis_key_prefix,
+        )
+    )
+    reader = client.outbox_reader(f"gw-{uuid.uuid4().hex[:6]}", "c1")
+    message_id, request_id, user = f"m-{uuid.uuid4().hex}", f"r-{uuid.uuid4().hex}", f"u-{uuid.uuid4().hex[:8]}"
+    try:
+        client.enqueue_message(message_id=message_id, user_id=user, text="Hello there", sent_at=datetime.now(UTC))
+        client.export_user(request_id=request_id, user_id=user)
+        seen: dict[str, str] = {}
+        deadline = time.monotonic() + 60
+        while len(seen) < 2 and time.monotonic() < deadline:
+            entries = reader.read(block_ms=500)
+            seen |= {e["in_reply_to"]: e["kind"] for e in entries if e.get("user_id") == user}
+            assert reader.ack(*entries) == len(entries)
+        assert seen == {message_id: "reply", request_id: "answer"}
+        assert redis_client.xpending(settings.outbox_stream, reader.group)["pending"] == 0
+    finally:
+        client.celery.close()
+
+
 # --- PostgreSQL ---------------------------------------------------------------------------------------------
 
 
@@ -427,3 +462,49 @@ def test_migrations_run_as_the_owner_and_each_role_gets_exactly_its_grants(pg_ro
     finally:
         with psycopg.connect(admin_dsn, autocommit=True) as conn:
             conn.execute(f'DROP ROLE IF EXISTS "{stranger}"')
+
+
+def test_a_real_worker_as_the_worker_role_answers_exports_and_forgets_on_the_owners_schema(
+    pg_roles: dict[str, str], redis_client: redis.Redis
+):
+    """A worker with only the worker role's grants does its real work: the schema check at start-up, a reply, an
+    export, a right-to-be-forgotten erasure (every table it clears), with no "permission denied" in its log."""
+    from tests.conftest import VAR
+    from workers import db, gateway
+    from workers.app import app
+    from workers.procs import WorkerProcess
+    from workers.redis_conn import redis_url
+
+    settings = get_settings()
+    database = pg_roles["database"]
+    db.upgrade(Settings(_env_file=None, database_url=_url_of(database, pg_roles["owner"])))
+    redis_client.delete(*settings.queues, f"{settings.redis_key_prefix}:llm:slots")
+    worker = WorkerProcess(
+        queues=list(settings.queues),
+        env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": _url_of(database, pg_roles["worker"])},
+        log_path=VAR / "log" / f"worker-roles-{uuid.uuid4().hex[:6]}.log",
+    ).start()
+    user, message_id, request_id = f"u-{uuid.uuid4().hex[:8]}", f"m-{uuid.uuid4().hex}", f"r-{uuid.uuid4().hex}"
+
+    def answered() -> dict[str, str]:
+        entries = redis_client.xrange(settings.outbox_stream)
+        return {f.get("in_reply_to", ""): f.get("kind", "") for _, f in entries if f.get("user_id") == user}
+
+    try:
+        worker.wait_ready(app)
+        gateway.enqueue_message(message_id=message_id, user_id=user, text="Hi, I'm Sam", sent_at=datetime.now(UTC))
+        wait_for(lambda: answered().get(message_id) == "reply", 60, what="the reply")
+        gateway.export_user(request_id=request_id, user_id=user)
+        wait_for(lambda: answered().get(request_id) == "answer", 60, what="the export")
+        gateway.forget_user(user_id=user)
+        with _connect(database, pg_roles["owner"]) as conn:
+            wait_for(
+                lambda: conn.execute("SELECT count(*) FROM users WHERE id = %s", (user,)).fetchone() == (0,),
+                60,
+                what="the erasure",
+            )
+        log = worker.log_path.read_text(errors="replace")
+        assert "permission denied" not in log and "InsufficientPrivilege" not in log, worker.log_tail()
+    finally:
+        worker.stop(timeout=20)
+        redis_client.delete(*settings.queues)
