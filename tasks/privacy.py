@@ -3,7 +3,7 @@
 Order of work, and why it is safe for a message in flight:
 1. the tombstone (a keyed hash of the id, ``models.erasure``) is committed first. From then on an ingest or
    profile update of this user that starts is refused (``workers.events.refuse_if_forgotten``: dead-lettered
-   with a reason and the tombstone's key, nothing stored, nothing answered);
+   with a reason and the tombstone's key, nothing stored, no reply: a ``rejected`` entry with no user id);
 2. the rows, table by table (``models.erasure.erase_user_rows``), in one transaction that first takes the
    user's row lock as ingest does, so an ingest transaction that had already locked the user commits first
    and its rows are deleted with the rest;
@@ -29,13 +29,17 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, cast
 
+import redis
+
+from ella.rejections import ack_entry, ack_outbox_id
+from models.base import utcnow
 from models.erasure import Traces, bury, collect_traces, erase_user_rows, register_store, store_erasers, tombstone_key
 from workers import events
 from workers import images as _images  # noqa: F401  (registers the "images" store: the anchors' bytes)
 from workers.app import app
 from workers.db import session_scope
 from workers.inbox import InboxKeys
-from workers.outbox_stream import delete_entries, published_marker
+from workers.outbox_stream import delete_entries, publish_once, published_marker
 from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
@@ -63,17 +67,40 @@ def forget(user_id: str) -> dict[str, int]:
 
 
 @app.task(name=TaskName.FORGET_USER, base=ReliableTask, bind=True)
-def forget_user(self: ReliableTask, user: str, again: bool = False) -> dict[str, int]:
-    """Gateway contract: kwargs ``{user}``; returns what was removed per table or store.
+def forget_user(self: ReliableTask, user: str, again: bool = False, first_task_id: str | None = None) -> dict[str, int]:
+    """Gateway contract: kwargs ``{user}``; returns what was removed per table or store (counts only).
 
-    ``again`` marks the second pass, which schedules nothing further.
+    ``again`` marks the second pass, which schedules nothing further; ``first_task_id`` is the first pass's
+    Celery task id, which the second pass's ack carries (the gateway knows only that one).
     """
     counts = forget(user)
     key = tombstone_key(user, get_settings().forget_hmac_key.get_secret_value())
     log.info("erased user %s… (%s): %s", key[:12], "second pass" if again else "first pass", counts)
     if not again:
-        events.forget_again(user)
+        events.forget_again(user, first_task_id=self.request.id)
+    acknowledge_erasure(key, first_task_id if again and first_task_id else self.request.id, again)
     return counts
+
+
+def acknowledge_erasure(key: str, task_id: str | None, again: bool) -> None:
+    """The erasure's ``ack`` entry, once per pass: ``code`` ``erased`` (first pass) or ``second_pass_done``,
+    ``user_id`` empty and ``in_reply_to`` the tombstone key's first 12 hex characters (as the log lines name it):
+    the entry must not name the user it erased (the erasure deletes the user's entries; one naming them would be
+    a trace, and would be deleted by the second pass). The gateway matches it by the Celery task id
+    ``send_task`` gave it: ``outbox_id`` is ``ack:ella.forget_user:<first pass's task id>:<code>``."""
+    code = "second_pass_done" if again else "erased"
+    entry = ack_entry(
+        TaskName.FORGET_USER,
+        code,
+        user_id="",
+        in_reply_to=key[:12],
+        outbox_id=ack_outbox_id(TaskName.FORGET_USER, task_id, key, suffix=code),
+        created_at=utcnow().isoformat(),
+    )
+    try:
+        publish_once(get_redis(), entry)
+    except redis.RedisError as exc:  # the erasure is done; only the gateway's notice is lost
+        log.warning("erased user %s…: the %s ack was not published (Redis unreachable: %s)", key[:12], code, exc)
 
 
 # --- the stores outside the database ---------------------------------------------------------------------------

@@ -44,3 +44,17 @@ def test_a_retried_task_logs_neither_its_arguments_nor_its_sql_parameters(start_
     wait_for(lambda: worker.log_path.read_text(errors="replace").count("received") >= 2, 10, what="two deliveries")
     assert "retry" in log.lower()
     assert words not in log
+
+
+def test_a_log_line_in_a_users_scope_names_their_pseudonym_never_their_id():
+    import logging
+
+    from workers.logs import ContextFilter, pseudonym, user_scope
+
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    record = logging.LogRecord("tasks.x", logging.INFO, __file__, 1, "stored a turn of %s", (user,), None)
+    with user_scope(user):
+        assert ContextFilter().filter(record)
+    assert user not in record.getMessage() and pseudonym(user) in record.getMessage()
+    assert record.user_id == pseudonym(user)
+    assert pseudonym(user).startswith("u:") and len(pseudonym(user)) == 14

@@ -52,13 +52,15 @@ def envelope(
     raw_body: str | None = None,
     header_changes: dict[str, Any] | None = None,
     whole_headers: Any = None,
+    body_encoding: str = "base64",
+    content_type: str = "application/json",
 ) -> str:
     encoded = raw_body if raw_body is not None else base64.b64encode(json.dumps(body).encode()).decode()
     return json.dumps(
         {
             "body": encoded,
             "content-encoding": "utf-8",
-            "content-type": "application/json",
+            "content-type": content_type,
             "headers": whole_headers if whole_headers is not None else headers(task, **(header_changes or {})),
             "properties": {
                 "correlation_id": uuid.uuid4().hex,
@@ -66,7 +68,7 @@ def envelope(
                 "delivery_mode": 2,
                 "delivery_info": {"exchange": "", "routing_key": queue},
                 "priority": 0,
-                "body_encoding": "base64",
+                "body_encoding": body_encoding,
                 "delivery_tag": uuid.uuid4().hex,
             },
         }
@@ -94,6 +96,8 @@ def malformed(settings: Any) -> list[tuple[str, str, str]]:
         (cognition, envelope(cognition, header_changes={"id": None}), "header 'id'"),
         (cognition, envelope(cognition, header_changes={"argsrepr": 7}), "header 'argsrepr'"),
         (cognition, envelope(cognition, whole_headers=["task"]), "no 'headers' object"),
+        (cognition, envelope(cognition, body_encoding="gzip"), "unknown body encoding 'gzip'"),
+        (cognition, envelope(cognition, content_type="application/x-yaml"), "is not application/json"),
     ]
 
 
@@ -103,7 +107,18 @@ def test_a_well_formed_envelope_passes_the_check():
     assert envelope_problem(json.loads(envelope(queue)), queue, lambda _name: True) is None
 
 
-@pytest.mark.parametrize("index", range(15))
+def test_an_envelope_passes_whatever_language_its_client_names():
+    """celery-node sends ``lang`` "js"; other clients another value or none: the check does not read it."""
+    settings = get_settings()
+    queue = queue_for(TaskName.CLOSE_DUE_CONVERSATIONS, settings)
+    for lang in ("js", "go", None):
+        raw = json.loads(envelope(queue, header_changes={"lang": lang}))
+        assert envelope_problem(raw, queue, lambda _name: True) is None, lang
+    del raw["headers"]["lang"]
+    assert envelope_problem(raw, queue, lambda _name: True) is None
+
+
+@pytest.mark.parametrize("index", range(17))
 def test_each_malformed_envelope_is_refused_with_a_precise_reason(index):
     from workers.envelopes import UndecodableEnvelope, tolerant_loads
 

@@ -7,10 +7,33 @@ base64 killed the worker once and was lost, and an unknown task name, a known ta
 headers of the wrong type were dropped with a log line (or ran: ``ella.reflect`` sent on ``inbound`` did).
 Here each becomes a row in ``dead_letters`` with the precise reason, and it is consumed (never requeued).
 
+What is judged is what the worker needs, not who sent it: any Celery protocol 2 client with a JSON body is
+accepted (celery-node sends ``lang`` "js", others another value or none; ``lang`` is not read). Accepted:
+``content-type`` ``application/json``; ``content-encoding`` ``utf-8`` or absent; ``properties.body_encoding``
+``base64`` or ``utf-8``/absent (a plain body), the two kombu's Redis transport decodes; a body of at most
+``MAX_BODY_CHARS`` characters that is JSON ``[args, kwargs, embed]`` (a list, an object, an object or null).
+Refused, each with its reason: another content type (pickle, yaml, msgpack: the app accepts JSON only, and
+kombu would refuse them inside its poll loop), another content or body encoding (kombu has no codec for it and
+would raise there), a larger body (a gateway bug; nothing we run takes one), an unknown task, a known task on
+another task's queue, and headers Celery would choke on or misread (``id``/``task`` not short strings,
+``retries`` not a non-negative integer, ``eta``/``expires`` not ISO 8601, ``timelimit`` not ``[hard, soft]``,
+``argsrepr``/``kwargsrepr``/ids not strings, ``stamps`` not a mapping). The kwargs' values are the task's to
+judge (``ella.contract``: a ``malformed_payload``).
+
+When the body decodes, the dead letter records the request's ids from its kwargs (``user_id``, ``message_id``
+or ``request_id``, a profile's ``updated_at``), so a gateway task's refusal is answered on the outbox stream
+(kind ``rejected``, code ``malformed_envelope``, ``unknown_task`` or ``wrong_queue``: ``workers.dead_letters``).
+
+No user data in the worker's log: a message that passes has its ``argsrepr``/``kwargsrepr`` headers rewritten
+to the argument count and the kwargs' names (``shown_arguments``), whatever the client put there or left out.
+Celery prints those in its "received", "succeeded" and "failed" lines (as the ``data`` field of our JSON lines)
+and in its ``task-received`` event (Flower), and falls back to the full arguments when they are empty.
+
 Where: kombu's Redis transport pops the message (``BRPOP``) and hands the decoded envelope to
 ``Transport._deliver``; the check wraps that, for our task queues only (the control and event channels pass
-through untouched). A message that passes is delivered exactly as before. The envelope is decoded with a
-tolerant ``loads`` so an undecodable one reaches the check instead of raising inside kombu's poll loop.
+through untouched). A message that passes is delivered as before, with only those two headers changed. The
+envelope is decoded with a tolerant ``loads`` so an undecodable one reaches the check instead of raising inside
+kombu's poll loop.
 """
 
 from __future__ import annotations
@@ -19,6 +42,7 @@ import base64
 import binascii
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -32,6 +56,9 @@ from workers.settings import get_settings
 log = logging.getLogger(__name__)
 
 MAX_RAW_CHARS = 200_000
+MAX_BODY_CHARS = 1_000_000
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+_ID_KWARGS = ("user_id", "message_id", "request_id", "updated_at")
 
 
 class UndecodableEnvelope(dict[str, Any]):
@@ -61,19 +88,49 @@ def _decode_body(envelope: Mapping[str, Any]) -> tuple[Any, str | None]:
         return None, f"body is {type(body).__name__}, not a string"
     if envelope.get("content-type") != "application/json":
         return None, f"content type {str(envelope.get('content-type'))[:80]!r} is not application/json"
+    content_encoding = envelope.get("content-encoding")
+    if content_encoding is not None and str(content_encoding).lower() != "utf-8":
+        return None, f"content encoding {str(content_encoding)[:40]!r} is not utf-8"
+    if len(body) > MAX_BODY_CHARS:
+        return None, f"body is {len(body)} characters, the limit is {MAX_BODY_CHARS}"
     if encoding == "base64":
         try:
             raw = base64.b64decode(body.encode("ascii"), validate=True)
         except (binascii.Error, UnicodeEncodeError, ValueError):
             return None, "body is not valid base64"
-    elif encoding is None:
+    elif encoding is None or (isinstance(encoding, str) and encoding.lower() == "utf-8"):
         raw = body.encode("utf-8", "surrogatepass")
     else:
-        return None, f"unknown body encoding {str(encoding)[:40]!r}"
+        return None, f"unknown body encoding {str(encoding)[:40]!r} (base64 or utf-8)"
     try:
         return json.loads(raw.decode("utf-8")), None
     except (UnicodeDecodeError, ValueError):
         return None, "body is not JSON (UTF-8)"
+
+
+def _is_task_body(body: Any) -> bool:
+    return (
+        isinstance(body, list)
+        and len(body) == 3
+        and isinstance(body[0], list)
+        and isinstance(body[1], dict)
+        and (body[2] is None or isinstance(body[2], dict))
+    )
+
+
+def shown_arguments(body: Any) -> tuple[str, str]:
+    """(argsrepr, kwargsrepr) that show the argument count and the kwargs' names, never a value.
+
+    A name that is not a short identifier is counted, not shown (a key is the client's text too).
+    """
+    args = body[0] if isinstance(body, list) and len(body) == 3 and isinstance(body[0], list) else []
+    kwargs = body[1] if isinstance(body, list) and len(body) == 3 and isinstance(body[1], dict) else {}
+    names = sorted(name for name in kwargs if _NAME.match(name))
+    shown: dict[str, str] = {name: "…" for name in names}
+    others = len(kwargs) - len(names)
+    if others:
+        shown["(other keys)"] = str(others)
+    return f"<{len(args)} args>", repr(shown)
 
 
 def _iso_or_none(value: Any) -> bool:
@@ -94,8 +151,6 @@ def _header_problem(headers: Mapping[str, Any]) -> str | None:
         value = headers.get(name)
         if not isinstance(value, str) or not value or len(value) > 255:
             return f"header {name!r} is missing or not a short string"
-    if headers.get("lang", "py") != "py":
-        return "header 'lang' is not 'py'"
     retries = headers.get("retries", 0)
     if retries is not None and (not isinstance(retries, int) or isinstance(retries, bool) or retries < 0):
         return "header 'retries' is not a non-negative integer"
@@ -147,13 +202,7 @@ def envelope_problem(envelope: Any, queue: str, registered: Callable[[str], bool
     body, problem = _decode_body(envelope)
     if problem:
         return problem
-    if not (
-        isinstance(body, list)
-        and len(body) == 3
-        and isinstance(body[0], list)
-        and isinstance(body[1], dict)
-        and (body[2] is None or isinstance(body[2], dict))
-    ):
+    if not _is_task_body(body):
         return "body is JSON but not [args, kwargs, embed] (a list, an object, an object)"
     return None
 
@@ -166,29 +215,39 @@ def _raw_text(envelope: Any) -> str:
     return text[:MAX_RAW_CHARS]
 
 
+def request_ids(envelope: Any) -> dict[str, str]:
+    """The request's ids from the kwargs of a body that decodes (a printable string each), else nothing."""
+    if not isinstance(envelope, dict) or isinstance(envelope, UndecodableEnvelope):
+        return {}
+    body, problem = _decode_body(envelope)
+    if problem or not isinstance(body, list) or len(body) < 2 or not isinstance(body[1], dict):
+        return {}
+    return {name: body[1][name] for name in _ID_KWARGS if isinstance(body[1].get(name), str) and body[1][name]}
+
+
 def dead_letter_envelope(envelope: Any, queue: str, reason: str) -> None:
-    """Record the raw item; if even that fails (database down), keep it in a Redis list and say so."""
-    from workers.dead_letters import record_dead_letter
+    """Record the raw item with the ids its body holds; if even that fails (database down), keep it in a Redis
+    list, say so, and still answer a gateway task on the outbox stream."""
+    from workers.dead_letters import publish_rejection, record_dead_letter
 
     headers = envelope.get("headers") if isinstance(envelope, dict) else None
     headers = headers if isinstance(headers, dict) else {}
     task = headers.get("task")
     task_name = task if isinstance(task, str) and task else "(malformed envelope)"
     task_id = headers.get("id") if isinstance(headers.get("id"), str) else None
+    why = f"malformed envelope on queue {queue!r}: {reason}"
+    ids = request_ids(envelope)
     try:
-        record_dead_letter(
-            task_name,
-            task_id,
-            f"malformed envelope on queue {queue!r}: {reason}",
-            None,
-            {"raw_envelope": _raw_text(envelope)},
-        )
+        record_dead_letter(task_name, task_id, why, None, {**ids, "raw_envelope": _raw_text(envelope)})
     except Exception:
         from workers.redis_conn import get_redis
 
         key = f"{get_settings().redis_key_prefix}:malformed_envelopes"
-        log.exception("could not dead-letter a malformed envelope (%s); kept in Redis list %s", reason, key)
-        get_redis().lpush(key, json.dumps({"queue": queue, "reason": reason, "raw": _raw_text(envelope)}))
+        log.exception("could not dead-letter a malformed envelope; kept in Redis list %s", key)
+        try:
+            get_redis().lpush(key, json.dumps({"queue": queue, "reason": reason, "raw": _raw_text(envelope)}))
+        finally:
+            publish_rejection(task_name, task_id, why, why, ids)
 
 
 _original_deliver = kombu_redis.Transport._deliver
@@ -202,6 +261,8 @@ def _checked_deliver(self: Any, message: Any, queue: Any) -> Any:
         if problem is not None:
             dead_letter_envelope(message, queue, problem)
             return None  # popped by BRPOP and never put in the unacked set: consumed, not requeued
+        body, _ = _decode_body(message)  # it decodes: the check passed
+        message["headers"]["argsrepr"], message["headers"]["kwargsrepr"] = shown_arguments(body)
     return _original_deliver(self, message, queue)
 
 

@@ -21,7 +21,7 @@ from workers.settings import get_settings
 if TYPE_CHECKING:
     from workers.reliability import ReliableTask
 
-FORGOTTEN_REASON = "the user was erased (right to be forgotten): refused, nothing stored, nothing answered"
+FORGOTTEN_REASON = "the user was erased (right to be forgotten): refused, nothing stored, no reply (a rejected entry)"
 
 
 def _queue(task: TaskName) -> str:
@@ -133,16 +133,20 @@ def notification_to_memory(
     )
 
 
-def forget_again(user: str) -> None:
+def forget_again(user: str, first_task_id: str | None = None) -> None:
     """The second pass of ``ella.forget_user``, once every task that started before the tombstone has ended.
 
     ``task_time_limit_s`` is the hard limit: by then a task already past its tombstone check has finished or
     been killed. Shorter than the visibility timeout (settings check it), so the broker does not redeliver it.
+    ``first_task_id``: the first pass's task id, for the second pass's ack (the gateway matches by it).
     """
     from tasks.privacy import forget_user
 
+    kwargs: dict[str, Any] = {"user": user, "again": True}
+    if first_task_id:
+        kwargs["first_task_id"] = first_task_id
     forget_user.apply_async(
-        kwargs={"user": user, "again": True},
+        kwargs=kwargs,
         countdown=get_settings().task_time_limit_s,
         queue=_queue(TaskName.FORGET_USER),
         kwargsrepr=repr({"user": "<erased>", "again": True}),
@@ -152,10 +156,13 @@ def forget_again(user: str) -> None:
 def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None = None) -> None:
     """The tombstone check of a task that would create or change a user (ingest, profile): an erased user's
     late message or profile is dead-lettered with a reason and the tombstone's key only (no id, no text),
-    its inbox entry dropped, and the request's kwargs cleared so that no later log line names the user.
+    its inbox entry dropped, and the request's kwargs cleared so that no later log line names the user. The
+    gateway is answered with a ``rejected`` entry, code ``user_erased``, ``in_reply_to`` the message or request
+    id and no ``user_id`` (``workers.dead_letters.publish_rejection``).
 
     Raises ``DeadLettered``; returns when the user was never erased (one primary-key lookup).
     """
+    from ella.rejections import reply_key
     from models.erasure import Traces, is_forgotten, tombstone_key
     from tasks.privacy import erase_inbox
     from workers.db import autocommit_scope
@@ -165,5 +172,7 @@ def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None
         if not is_forgotten(session, key):
             return
     erase_inbox(Traces(user_id, message_ids={message_id} if message_id else set()))
+    asked = task.request.kwargs if isinstance(task.request.kwargs, dict) else {}
+    in_reply_to = reply_key(task.name, asked, task.request.id)  # for the rejected entry, which names no user
     task.request.kwargs = {}
-    raise task.dead_letter(FORGOTTEN_REASON, [], {"tombstone": key})
+    raise task.dead_letter(FORGOTTEN_REASON, [], {"tombstone": key}, in_reply_to=in_reply_to)

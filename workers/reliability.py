@@ -6,6 +6,8 @@ Deliveries are counted by (task id, retry number) in Redis; past ``max_deliverie
 dead-letter table instead of running again. Malformed payloads go there at once and are never retried.
 Model errors: transient ones (429, 529, 5xx, timeouts) become Celery retries with backoff and jitter,
 honouring Retry-After; permanent ones (400, 401, 403) are dead-lettered with the reason, not retried.
+Every dead letter of a gateway task is also answered on the outbox stream (kind ``rejected``, a stable code:
+``ella.rejections``, published by ``workers.dead_letters``), so the gateway never waits on silence.
 """
 
 from __future__ import annotations
@@ -114,9 +116,11 @@ class ReliableTask(Task):
         )
         return self.retry(exc=exc, countdown=countdown)
 
-    def dead_letter(self, reason: str, args: Any, kwargs: Any) -> DeadLettered:
-        """Record this delivery in ``dead_letters``; the exception to raise so that it shows as failed."""
-        recorded = record_dead_letter(self.name, self.request.id, reason, args, kwargs)
+    def dead_letter(self, reason: str, args: Any, kwargs: Any, *, in_reply_to: str | None = None) -> DeadLettered:
+        """Record this delivery in ``dead_letters`` (and, for a gateway task, its ``rejected`` stream entry:
+        ``workers.dead_letters``); the exception to raise so that it shows as failed. ``in_reply_to``: the
+        request's id when ``kwargs`` no longer carry it."""
+        recorded = record_dead_letter(self.name, self.request.id, reason, args, kwargs, in_reply_to=in_reply_to)
         return DeadLettered(recorded.reason, recorded.id)
 
     def _count_delivery(self) -> int | None:
