@@ -351,3 +351,21 @@ def test_a_model_that_refuses_an_ingest_leaves_its_fallback_reply_as_the_one_ent
 
         wait_for(refused, 30, what="the refusal's dead letter")
     assert [e for e in outbox() if e.in_reply_to == mid and e.kind != "reply"] == []
+
+
+def test_a_message_the_inbox_gave_up_on_and_a_failed_erasure_are_rejected_without_naming_an_erased_user(
+    migrated_db, outbox
+):
+    from workers.dead_letters import record_dead_letter
+
+    user, mid = f"gu-{hex8()}", f"m-gu-{hex8()}"
+    reason = "never answered after 3 re-sends; see earlier dead letters and worker logs"  # tasks/inbox.py
+    record_dead_letter(TaskName.INGEST_MESSAGE, None, reason, [], message(user, mid, "words"))
+    gave_up = one(outbox, "rejected", "the gave_up entry", in_reply_to=mid)
+    assert (gave_up.code, gave_up.user_id) == ("gave_up", user)
+
+    task_id = str(uuid.uuid4())
+    record_dead_letter(TaskName.FORGET_USER, task_id, "failed: KeyError: 'x'", [], {"user": user})
+    failed = one(outbox, "rejected", "the failed erasure's entry", in_reply_to=task_id)
+    assert (failed.code, failed.user_id, failed.task) == ("failed", "", TaskName.FORGET_USER)
+    assert user not in json.dumps(failed.to_fields())
