@@ -25,11 +25,13 @@ from typing import Any
 
 import redis
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ella.contract import MalformedPayload, MemoryRequest, OutboxEntry, parse_memory_request
 from ella.usage import PriceList
 from models.base import utcnow
+from models.erasure import is_forgotten, tombstone_key
 from models.export import export_user as export_document
 from models.export import section_counts
 from models.forgetting import Forgetting, Refused, audit, correct_fact, forget_fact, forget_memory
@@ -37,7 +39,7 @@ from models.outbox import OutboxRecord
 from models.user import User
 from workers import events
 from workers.app import app
-from workers.db import session_scope
+from workers.db import autocommit_scope, session_scope
 from workers.embedding_cache import shared_embedder
 from workers.forgetting import forget_outside
 from workers.logs import user_scope
@@ -63,7 +65,20 @@ def answered(session: Session, request: MemoryRequest) -> OutboxRecord | None:
 
 
 def handle(request: MemoryRequest, route: str, work: Work) -> str | None:
-    """Do ``work`` and record its answer in one transaction, then publish it; the answer's stream id."""
+    """Do ``work`` and record its answer in one transaction, then publish it; the answer's stream id. A
+    concurrent delivery of the same request id that committed first wins: its answer is published, once."""
+    try:
+        return _handle(request, route, work)
+    except IntegrityError:
+        with session_scope() as session:
+            record = answered(session, request)
+        if record is None:
+            raise  # not a duplicate request id: a real integrity problem, let it fail loudly
+        log.info("%s request %s was answered by a concurrent delivery", route, request.request_id)
+        return publish(record, PUBLISH_WAIT_S)
+
+
+def _handle(request: MemoryRequest, route: str, work: Work) -> str | None:
     done: Forgetting | None = None
     with session_scope() as session:
         record = answered(session, request)
@@ -118,6 +133,11 @@ def refuse_unrecorded(request: MemoryRequest | dict[str, str], route: str, code:
         return None
 
 
+def user_erased(user_id: str) -> bool:
+    with autocommit_scope() as session:
+        return is_forgotten(session, tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value()))
+
+
 def refuse_malformed(kwargs: Any, route: str, reason: str) -> None:
     """Answer a malformed request on the stream when its user and request id can be read, then let it be
     dead-lettered: the gateway sees the refusal instead of silence."""
@@ -126,6 +146,9 @@ def refuse_malformed(kwargs: Any, route: str, reason: str) -> None:
     try:
         ids = MemoryRequest.model_validate({k: kwargs.get(k) for k in ("user_id", "request_id")})
     except ValueError:
+        return
+    if user_erased(ids.user_id):  # an erased user's late request leaves no trace naming them
+        refuse_unrecorded({"user_id": "", "request_id": ids.request_id}, route, "malformed", reason)
         return
     with session_scope() as session:
         if session.get(User, ids.user_id) is None:

@@ -136,3 +136,18 @@ def test_export_forget_and_correct_through_the_gateway_and_every_refusal_is_answ
         )
     export_user(request_id=(r9 := rid()), user_id=f"nobody-{uuid.uuid4().hex[:6]}")
     assert answer(outbox, r9)["error"] == "unknown_user"
+
+
+def test_an_erased_users_malformed_request_is_refused_without_naming_them(migrated_db, outbox):
+    from models.erasure import bury, tombstone_key
+    from tasks.memory_requests import refuse_malformed
+    from workers.db import session_scope
+    from workers.settings import get_settings
+
+    user, request_id = f"gone-{uuid.uuid4().hex[:8]}", rid()
+    with session_scope() as s:
+        bury(s, tombstone_key(user, get_settings().forget_hmac_key.get_secret_value()))
+    refuse_malformed({"user_id": user, "request_id": request_id, "item": "node:1"}, "forget", "item: bad")
+    body = answer(outbox, request_id)
+    assert body["error"] == "malformed"
+    assert not [e for e in outbox() if user in e.to_fields().values() or user in e.text]
