@@ -58,3 +58,16 @@ def test_a_log_line_in_a_users_scope_names_their_pseudonym_never_their_id():
     assert user not in record.getMessage() and pseudonym(user) in record.getMessage()
     assert record.user_id == pseudonym(user)
     assert pseudonym(user).startswith("u:") and len(pseudonym(user)) == 14
+
+
+def test_ella_users_key_prints_the_pseudonym_the_logs_name_a_user_by():
+    import re
+
+    from typer.testing import CliRunner
+
+    from workers.cli import cli
+    from workers.logs import pseudonym
+
+    result = CliRunner().invoke(cli, ["users", "key", "sam-42"])
+    assert result.exit_code == 0 and result.stdout.strip() == pseudonym("sam-42")
+    assert re.fullmatch(r"u:[0-9a-f]{12}", result.stdout.strip()) and "sam-42" not in result.stdout

@@ -15,6 +15,14 @@ import typer
 users_cli = typer.Typer(help="Users: erasure (the right to be forgotten).", no_args_is_help=True)
 
 
+@users_cli.command("key")
+def users_key(user: str = typer.Argument(..., help="User id, as the gateway sends it.")) -> None:
+    """Print the pseudonym the worker logs name this user by (``u:`` and 12 hex characters), to find their lines."""
+    from workers.logs import pseudonym
+
+    typer.echo(pseudonym(user))
+
+
 @users_cli.command("forget")
 def users_forget(
     user: str = typer.Argument(..., help="User id, as the gateway sends it."),
