@@ -99,3 +99,15 @@ def test_what_a_worker_puts_on_the_stream_validates_against_the_entry_schema(sta
         validator.validate(entry.to_fields())
     reply = next(e for e in mine if e.kind == "reply")
     assert reply.conversation_id == "gw-conv-7" and reply.ella_conversation_id  # the gateway's id, and ours
+
+
+@pytest.mark.domain
+def test_the_spec_lists_exactly_the_rejection_codes_the_code_emits():
+    import re
+
+    from ella.rejections import CODES
+
+    spec = (ROOT / "docs" / "gateway.md").read_text()
+    section = spec.split("**Error codes of `rejected` entries**", 1)[1].split("\n\n", 2)[1]
+    listed = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
+    assert listed[1:] == list(CODES)  # after the header row
