@@ -33,6 +33,7 @@ from sqlalchemy import func, select
 from ella.contract import IngestPayload, MemoryRequest, ProfilePayload
 from models import Base, DeadLetter, InboundMessage, OutboxRecord, User
 from tests.conftest import wait_for
+from tests.test_least_privilege import acl_users as acl_users  # a fixture: the ACL users, made and removed per test
 from workers.db import autocommit_scope
 from workers.events import FORGOTTEN_REASON
 from workers.settings import get_settings
@@ -371,3 +372,19 @@ def test_forget_user_from_node_erases_the_user_and_a_late_message_gets_no_reply(
     assert user_rows(user) == {}  # not created again
     payloads = f"{get_settings().redis_key_prefix}:inbox:payloads"
     wait_for(lambda: not [k for k in redis_client.hkeys(payloads) if user in k], 30, what="its inbox entry gone")
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the database plays no part in the ACL
+def test_the_node_client_as_the_gateways_redis_user_sends_and_reads_its_reply(node_package, start_worker, acl_users):
+    """Under the gateway's ACL user (docs/deployment-security.md) the Node client's connection must log in with the
+    URL's user name and skip ioredis's INFO ready check, which that user may not run."""
+    from tests.test_least_privilege import url_as
+
+    start_worker()
+    message_id, user = f"acl-{uuid.uuid4().hex[:8]}", f"acl-{uuid.uuid4().hex[:8]}"
+    env = {**node_env(), "ELLA_REDIS_URL": url_as(*acl_users["gateway"])}
+    run = subprocess.run(["node", "test/as_gateway_user.js", message_id, user, f"gw-{uuid.uuid4().hex[:6]}"],
+                         cwd=node_package, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout.strip().splitlines()[-1])
+    assert summary == {"reply": message_id, "pending": 0, "probe": "refused"}  # refused: not the default user

@@ -51,7 +51,10 @@ function connect(url, redisOptions = {}) {
       return new Redis({ path, db, ...redisOptions });
     }
   }
-  return new Redis(url, redisOptions);
+  // A Redis ACL user (docs/deployment-security.md): ioredis 4 drops the user name of a URL unless told to, and its
+  // ready check sends INFO, which the gateway's user may not run.
+  const username = decodeURIComponent(new URL(url).username || "") || undefined;
+  return new Redis(url, { username, enableReadyCheck: false, ...redisOptions });
 }
 
 module.exports = { DEFAULTS, resolveSettings, connect };
