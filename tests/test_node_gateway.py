@@ -299,6 +299,29 @@ def test_a_stock_celery_node_client_is_answered(node_package: Path, start_worker
         assert {m.message_id: m.task_id for m in stored} == dict(zip(message_ids, sent["sent"], strict=True))
 
 
+def test_no_log_line_names_a_stock_celery_node_clients_user_or_words(node_package: Path, start_worker, outbox) -> None:
+    """celery-node sends no argsrepr/kwargsrepr: the workers' own lines must still print neither the text nor the
+    user id (the server sets the representations, ``workers.envelopes``; the log filter, ``workers.logs``)."""
+    start_worker()
+    user, canary = f"cn-log-{uuid.uuid4().hex}", f"nodecanary {uuid.uuid4().hex}"
+    message_ids = [f"m-log-{uuid.uuid4().hex[:10]}" for _ in range(2)]  # ids that do not spell the user
+    payload = json.dumps({"userId": user, "messageIds": message_ids, "text": canary})
+    assert len(run_node(node_package, "test/stock_celery_node.js", payload)["sent"]) == 2
+    wait_for(lambda: len([e for e in outbox() if e.kind == "reply" and e.user_id == user]) == 2, 60, what="replies")
+    folder, settings = get_settings().var_path / "log", get_settings()
+
+    def settled() -> bool:  # the turns' memory and ledger tasks ran and logged too
+        from workers.redis_conn import get_redis
+
+        text = "".join(path.read_text(errors="replace") for path in folder.glob("*.log*"))
+        return text.count("ella.perceive[") >= 2 and not any(get_redis().llen(q) for q in settings.queues)
+
+    wait_for(settled, 60, what="the turns' follow-up tasks")
+    lines = [line for path in sorted(folder.glob("*.log*")) for line in path.read_text(errors="replace").splitlines()]
+    assert any("ella.ingest_message" in line for line in lines)
+    assert [line for line in lines if canary in line or user in line] == []
+
+
 def test_a_hand_built_envelope_pushed_with_no_celery_client_is_answered(start_worker, redis_client, outbox) -> None:
     """The least a client in any language must send: this JSON, LPUSHed onto the queue's Redis list."""
     start_worker()

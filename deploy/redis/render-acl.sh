@@ -20,6 +20,9 @@ cognition=${ELLA_QUEUE_COGNITION:-cognition}
 batch=${ELLA_QUEUE_BATCH:-batch}
 outbox=${ELLA_OUTBOX_STREAM:-ella:outbox}
 db=${ELLA_REDIS_DB:-0}
+# A client on database N > 0 sends SELECT N when it connects; on database 0 it sends none, and none is granted.
+# SELECT cannot be tied to one database number; the key patterns still bound what each user may touch.
+if [ "${db}" = "0" ]; then select_rule=""; else select_rule="+select"; fi
 
 # A name goes into sed's replacement and into an ACL pattern: keep it to characters that mean nothing to either.
 for name in "$prefix" "$inbound" "$cognition" "$batch" "$outbox" "$db"; do
@@ -53,7 +56,7 @@ umask 077
 tmp="$output.tmp.$$"
 sed -e '/^#/d' -e '/^[[:space:]]*$/d' \
   -e "s|@PREFIX@|$prefix|g" -e "s|@QUEUE_INBOUND@|$inbound|g" -e "s|@QUEUE_COGNITION@|$cognition|g" \
-  -e "s|@QUEUE_BATCH@|$batch|g" -e "s|@OUTBOX_STREAM@|$outbox|g" -e "s|@DB@|$db|g" \
+  -e "s|@QUEUE_BATCH@|$batch|g" -e "s|@OUTBOX_STREAM@|$outbox|g" -e "s|@DB@|$db|g" -e "s|@SELECT@|$select_rule|g" \
   -e "s|@PASSWORD_GATEWAY@|$gateway|g" -e "s|@PASSWORD_WORKER@|$worker|g" \
   -e "s|@PASSWORD_BEAT@|$beat|g" -e "s|@PASSWORD_FLOWER@|$flower|g" "$template" |
   awk '/^[[:space:]]/ { sub(/^[[:space:]]+/, ""); line = line " " $0; next }

@@ -3,7 +3,7 @@
  * A stock celery-node 0.5.9 client, none of this package's code: proves that the bare protocol 2 message it
  * sends (headers lang "js", task and id only) is taken and answered by Ella's workers.
  *
- * argv[2] is a JSON object: `userId`, `messageIds`, and `queue` to send elsewhere than ELLA_QUEUE_INBOUND (a
+ * argv[2] is a JSON object: `userId`, `messageIds`, `text` (optional), and `queue` to send elsewhere than ELLA_QUEUE_INBOUND (a
  * queue no worker reads, to look at the raw message). The broker URL comes from ELLA_REDIS_URL. Prints
  * `{"sent": [task ids]}`.
  *
@@ -14,7 +14,7 @@
 const celery = require("celery-node");
 
 async function main() {
-  const { userId, messageIds, queue } = JSON.parse(process.argv[2]);
+  const { userId, messageIds, queue, text } = JSON.parse(process.argv[2]);
   let url = process.env.ELLA_REDIS_URL || "redis://127.0.0.1:6379/0";
   let options = {};
   if (url.startsWith("unix://")) {
@@ -32,7 +32,7 @@ async function main() {
     const kwargs = {
       message_id: messageId,
       user_id: userId,
-      text: `Hi Ella, a stock celery-node client here, message ${i}.`,
+      text: text ? `${text} ${i}` : `Hi Ella, a stock celery-node client here, message ${i}.`,
       sent_at: new Date(start + i * 1000).toISOString(),
     };
     return task.applyAsync([], kwargs).taskId;
