@@ -157,12 +157,16 @@ def test_the_gateway_may_enqueue_inbound_remember_messages_and_read_and_ack_the_
 
     settings = get_settings()
     gateway = client_as(*acl_users["gateway"])
-    group = f"gw-{uuid.uuid4().hex[:6]}"
-    try:
-        assert gateway.lpush(settings.queue_inbound, "a task") == 1
-        assert gateway.llen(f"{settings.queue_inbound}\x06\x163") == 0
-        inbox.remember(gateway, {"message_id": f"m-{uuid.uuid4().hex}", "user_id": "u-acl", "text": "hi"})
-        reader = OutboxReader(gateway, group, "c1")  # XGROUP CREATE ... MKSTREAM
+    group, task, message_id = f"gw-{uuid.uuid4().hex[:6]}", f"a task {uuid.uuid4().hex}", f"m-{uuid.uuid4().hex}"
+    stream_id = None
+    try:  # the run's queues and stream are shared with this process's other tests: only what is added here counts
+        before = redis_client.llen(settings.queue_inbound)
+        assert gateway.lpush(settings.queue_inbound, task) == before + 1
+        assert gateway.llen(f"{settings.queue_inbound}\x06\x163") == redis_client.llen(
+            f"{settings.queue_inbound}\x06\x163"
+        )
+        inbox.remember(gateway, {"message_id": message_id, "user_id": "u-acl", "text": "hi"})
+        reader = OutboxReader(gateway, group, "c1", start_id="$")  # XGROUP CREATE ... MKSTREAM, from now on
         stream_id = redis_client.xadd(settings.outbox_stream, {"v": "1", "kind": "reply", "user_id": "u-acl"})
         got = gateway.xreadgroup(group, "c1", {settings.outbox_stream: ">"}, count=10)
         assert [entry_id for _, entries in got for entry_id, _ in entries] == [stream_id]
@@ -172,7 +176,11 @@ def test_the_gateway_may_enqueue_inbound_remember_messages_and_read_and_ack_the_
         assert gateway.xinfo_groups(settings.outbox_stream)
         assert reader.read(block_ms=10) == []
     finally:
-        redis_client.delete(settings.queue_inbound, settings.outbox_stream, *inbox.InboxKeys.of(settings).all())
+        redis_client.lrem(settings.queue_inbound, 0, task)
+        inbox.forget(redis_client, "u-acl", message_id)
+        if stream_id is not None:
+            redis_client.xgroup_destroy(settings.outbox_stream, group)
+            redis_client.xdel(settings.outbox_stream, stream_id)
 
 
 # Commands the gateway must be refused, each with the reason it matters. Sent for real (they change nothing when
@@ -225,10 +233,11 @@ def test_beat_may_push_onto_every_queue_and_use_redbeats_keys_but_not_read_a_que
 ):
     settings = get_settings()
     beat = client_as(*acl_users["beat"])
-    lock = f"{settings.redis_key_prefix}:redbeat::lock"
+    lock, task = f"{settings.redis_key_prefix}:redbeat::lock", f"x {uuid.uuid4().hex}"
     try:
         for queue in settings.queues:
-            assert beat.lpush(queue, "x") == 1
+            before = redis_client.llen(queue)  # shared with this process's other tests
+            assert beat.lpush(queue, task) == before + 1
         assert beat.set(lock, "me", nx=True, px=5000)
         for command in (
             ["RPOP", settings.queue_inbound],
@@ -239,7 +248,9 @@ def test_beat_may_push_onto_every_queue_and_use_redbeats_keys_but_not_read_a_que
             with pytest.raises(redis.exceptions.NoPermissionError):
                 beat.execute_command(*command)
     finally:
-        redis_client.delete(*settings.queues, lock)
+        for queue in settings.queues:
+            redis_client.lrem(queue, 0, task)
+        redis_client.delete(lock)
 
 
 def test_flower_may_count_the_queues_but_not_send_a_task_or_read_our_data(acl_users: dict[str, tuple[str, str]]):
