@@ -4,8 +4,7 @@
 forgotten words). ``outbox_records.seen`` is the JSON map, per prompt section, of the ids of the memories,
 facts, self-log entries, chapter and arc a reply's prompt carried (NULL for rows written before this revision
 and for notifications). ``users.memory_epoch`` moves on every forget of one memory, so the per-process
-retrieval caches rebuild that user's index. ``image_anchors.shown_at`` and ``outbox_records.images``: the first
-reply that shows an anchored place or companion carries the picture's reference to the gateway, once.
+retrieval caches rebuild that user's index.
 
 Revision ID: 0016
 Revises: 0015
@@ -41,19 +40,7 @@ def upgrade() -> None:
     op.create_index("ix_memory_audit_user_id_at", "memory_audit", ["user_id", "at"])
     with op.batch_alter_table("users") as batch:
         batch.add_column(sa.Column("memory_epoch", sa.Integer(), server_default="0", nullable=False))
-    with op.batch_alter_table("image_anchors") as batch:
-        batch.add_column(
-            sa.Column(
-                "shown_at",
-                sa.DateTime(timezone=True),
-                nullable=True,
-                comment="when a reply first carried its reference to the gateway",
-            )
-        )
     with op.batch_alter_table("outbox_records") as batch:
-        batch.add_column(
-            sa.Column("images", sa.Text(), nullable=True, comment="JSON: the image references the entry carries")
-        )
         batch.add_column(
             sa.Column(
                 "seen",
@@ -67,9 +54,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table("outbox_records") as batch:
         batch.drop_column("seen")
-        batch.drop_column("images")
-    with op.batch_alter_table("image_anchors") as batch:
-        batch.drop_column("shown_at")
     with op.batch_alter_table("users") as batch:
         batch.drop_column("memory_epoch")
     op.drop_index("ix_memory_audit_user_id_at", table_name="memory_audit")
