@@ -24,6 +24,11 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": settings.inbox_sweep_interval_s,
             "options": {"queue": Queue.INBOUND.name_in(settings), "expires": settings.inbox_sweep_interval_s},
         },
+        "send-pending-effects": {
+            "task": TaskName.SEND_PENDING_EFFECTS,
+            "schedule": settings.inbox_sweep_interval_s,
+            "options": {"queue": Queue.INBOUND.name_in(settings), "expires": settings.inbox_sweep_interval_s},
+        },
         "poll-model-batches": {
             "task": TaskName.POLL_MODEL_BATCHES,
             "schedule": 60.0,

@@ -15,6 +15,7 @@ from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.notifications import NotificationCandidate
 from models.outbox import OutboxRecord
+from models.pending_effects import PendingEffects
 from models.review import FactReview
 from models.runs import JobChunk, JobMark, JobRun
 from models.selflog import SelfLogEntry
@@ -42,6 +43,7 @@ __all__ = [
     "ModelBatchItem",
     "ModelCall",
     "OutboxRecord",
+    "PendingEffects",
     "RelationshipArcRow",
     "SelfLogEntry",
     "StoryChapter",

@@ -61,6 +61,7 @@ from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.notifications import NotificationCandidate
 from models.outbox import OutboxRecord
+from models.pending_effects import forget_sources
 from models.review import FactReview
 from models.selflog import SelfLogEntry
 from models.supersession import supersede
@@ -242,6 +243,7 @@ class _Forgetter:
         for entry in s.scalars(select(SelfLogEntry).where(SelfLogEntry.user_id == uid, _sources_any(asked))):
             if set(_json_list(entry.sources)) & asked:
                 s.delete(entry)
+        forget_sources(s, uid, sorted(asked))  # its memory and facts not yet sent: they carry its words
 
     def _clear_record(self, record: OutboxRecord) -> None:
         if record.id in self.done.replies:

@@ -16,7 +16,7 @@ from models.base import utcnow
 from models.conversation import Conversation, close_due
 from models.memory import MemoryNode, expire_plans_before, insert_node
 from models.turns import conversation_transcript
-from workers import events
+from workers import effects
 from workers.app import app
 from workers.db import session_scope
 from workers.embedding_cache import shared_embedder
@@ -38,8 +38,8 @@ def close_due_conversations(self: ReliableTask, max_chunks: int = 100) -> int:
     for _ in range(max_chunks):
         with session_scope() as session:
             closed = close_due(session, now, CHUNK)
-        for conversation_id in closed:  # after the commit: the memo and planning thoughts
-            events.conversation_closed(conversation_id)
+            owed_ids = [row.id for row in effects.owe_memos(session, closed)]
+        effects.send_ids(owed_ids)  # after the commit: the memo and planning thoughts (the sweep, if not now)
         total += len(closed)
         if len(closed) < CHUNK:
             break

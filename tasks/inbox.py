@@ -20,7 +20,7 @@ import redis
 from sqlalchemy.exc import OperationalError
 
 from models.turns import reply_to
-from workers import inbox
+from workers import effects, inbox
 from workers.app import app
 from workers.db import autocommit_scope
 from workers.dead_letters import record_dead_letter
@@ -43,6 +43,7 @@ def look_early(client: redis.Redis, key: str, kwargs: dict[str, Any], looks: int
         record = reply_to(session, user_id, message_id)
     if record is not None:
         publish(record)
+        effects.send_owed_by(user_id, message_id)  # its memory and facts, if the turn's own delivery could not
         inbox.forget_entry(client, key)
         return "published"
     inbox.checked(client, key, looks)

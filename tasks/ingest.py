@@ -11,10 +11,13 @@ Order of work, and why:
    ``message_id`` and falls back to step 2);
 5. publish the recorded reply to the outbox stream once, then mark the row published; while Redis is down the
    worker keeps retrying the publish (not the task: the reply is committed) for ``publish_retry_window_s``;
-6. emit the turn to memory (``ella.perceive``) and the ledger (``ella.extract_facts``), and a conversation it
-   closed to ``ella.close_conversation``, after the commit. A turn the guard held (``ella.memory.quarantine``)
-   goes to memory with its hold and never to the ledger. The ledger gets the reply's own fact statements when
-   its call read the turn for them (extraction folded into the reply: no second call).
+6. send what the turn owes, recorded in its commit (``models.pending_effects``): its memory (``ella.perceive``),
+   its facts (``ella.extract_facts``), a conversation it closed (``ella.close_conversation``) and the pictures its
+   reply named (``ella.draw_image_anchors``). Whichever path publishes the reply (this delivery, a repeat, the
+   inbox sweep), the row is sent and deleted once; ``ella.send_pending_effects`` sends what a kill or an outage
+   left. A turn the guard held (``ella.memory.quarantine``) goes to memory with its hold and never to the
+   ledger. The ledger gets the reply's own fact statements when its call read the turn for them (extraction
+   folded into the reply: no second call).
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -44,9 +46,10 @@ from models.images import show_unshown
 from models.memory import mark_accessed
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
+from models.pending_effects import Effect, owe
 from models.selflog import add_entries
 from models.turns import find_message, store_exchange
-from workers import events, inbox
+from workers import effects, events, inbox
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
@@ -74,20 +77,6 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
     if found is not None and found.user_id != payload.user_id:
         raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user")
     return found
-
-
-def stored_follow(found: InboundMessage) -> dict[str, Any]:
-    """What a repeat delivery of a stored turn emits with it: its hold, or that it was a memory request (answered
-    with category ``memory``, or its words forgotten), which is neither perceived nor read for facts."""
-    if found.text == FORGOTTEN_TEXT:
-        return {"say": "forget"}
-    with autocommit_scope() as session:
-        category = session.scalar(
-            select(OutboxRecord.category).where(
-                OutboxRecord.user_id == found.user_id, OutboxRecord.in_reply_to == found.message_id
-            )
-        )
-    return {"say": "memory"} if category == "memory" else {"quarantine": found.quarantine}
 
 
 def turn_hold(outcome: ReplyOutcome) -> str | None:
@@ -160,7 +149,49 @@ def store_turn(
         except Refused as exc:  # it changed since the answer was decided (a concurrent request, a supersession)
             log.warning("the user's memory request could not be carried out: %s", exc.code)
             record.text = NOT_CARRIED_OUT
+    follow = follow_of(payload, outcome, hold)
+    owed = owe(session, payload.user_id, payload.message_id, turn_effects(payload, follow, named), grace())
+    memos = effects.owe_memos(session, list(session.info.get("closed_conversations", [])))  # flushes
+    session.info["owed_effects"] = [row.id for row in [owed, *memos] if row is not None]
+    session.info["follow"] = follow
     return record
+
+
+def grace() -> timedelta:
+    return timedelta(seconds=get_settings().effects_grace_s)
+
+
+def follow_of(payload: IngestPayload, outcome: ReplyOutcome, hold: str | None) -> dict[str, Any]:
+    """What the turn's memory task is given besides the turn: its ``perception`` if the reply's call made one,
+    and that call's ``provenance``; its ``quarantine``; under ``ledger``, what ``ella.extract_facts`` is given
+    when the reply's call read the turn for facts (its ``statements``, the ids of the facts it was shown and its
+    provenance). A memory request (``say``) is neither perceived nor read for facts."""
+    if outcome.say is not None:
+        return {"say": outcome.say.ask.value}
+    made_by = outcome.made_by.columns() if outcome.made_by is not None and outcome.perception else None
+    follow: dict[str, Any] = {"perception": outcome.perception, "provenance": made_by, "quarantine": hold}
+    if outcome.facts is not None and outcome.made_by is not None:  # the reply read the turn for facts
+        read = {"statements": outcome.facts, "shown_ids": outcome.facts_shown, "provenance": outcome.made_by.columns()}
+        follow["ledger"] = read
+    return follow
+
+
+def turn_effects(payload: IngestPayload, follow: dict[str, Any], named: list[str]) -> list[Effect]:
+    """What the committed turn owes under its message id: its memory and its facts (neither for a memory request;
+    no facts from a turn the guard held) and the pictures its reply named. (The memo of a conversation it closed
+    is owed under that conversation: forgetting this message must not take the memo with it.)"""
+    owed: list[Effect] = []
+    if named:  # Ella's own words named her door, her cat...: a first reference draws its picture
+        owed.append(events.pictures_of(user_id=payload.user_id, entities=named))
+    if "say" in follow:
+        return owed
+    turn = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
+    sent_at = payload.sent_at.isoformat()
+    memory = {key: follow[key] for key in ("perception", "provenance", "quarantine")}
+    owed.append(events.memory_of_turn(**turn, sent_at=sent_at, **memory))
+    if not follow.get("quarantine"):  # a held turn's words never reach extraction (ella.memory.quarantine)
+        owed.append(events.facts_of_turn(**turn, sent_at=sent_at, **(follow.get("ledger") or {})))
+    return owed
 
 
 def carry_out(session: Session, payload: IngestPayload, say: SayDecision) -> Forgetting | None:
@@ -193,17 +224,17 @@ def hold_in_inbox(payload: IngestPayload) -> None:
 def ingest(
     payload: IngestPayload, task_id: str | None, final_attempt: bool = True, publish_by: float = 0.0
 ) -> tuple[str | None, dict[str, Any]]:
-    """(the reply's stream id, what the turn's memory task is given besides the turn: its ``perception`` if this
-    delivery produced one, and the ``provenance`` of the call that did; and under ``ledger``, what
-    ``ella.extract_facts`` is given when the reply's call read the turn for facts: its ``statements``, the ids of
-    the facts it was shown and its provenance).
+    """(the reply's stream id, what the turn owes: ``follow_of``'s description, and under ``owed`` the ids of
+    the ``pending_effects`` rows its commit wrote, for the caller to send: ``workers.effects.send_ids``).
 
+    A repeat delivery of a stored turn publishes its reply if the stream lacks it and owes what its first
+    delivery left unsent (``owed_by`` the message: nothing once it was sent).
     ``publish_by``: until when (``time.monotonic()``) a publish keeps retrying while Redis is unreachable.
     """
     found = stored_message(payload)
     if found is not None:
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
-        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), stored_follow(found)
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {"owed_by": True}
     hold_in_inbox(payload)
     outcome = answer(payload, final_attempt)
     if outcome.dead_letter_reason:
@@ -215,7 +246,7 @@ def ingest(
         with session_scope() as session:
             record = store_turn(session, payload, outcome, task_id, hold)
             write_usage(list(usage), session)  # the reply's model calls, in the same commit
-            closed = list(session.info.get("closed_conversations", []))
+            follow = {**session.info.get("follow", {}), "owed": list(session.info.get("owed_effects", []))}
             forgetting = session.info.get("forgetting")
     except IntegrityError:
         found = stored_message(payload)
@@ -223,24 +254,11 @@ def ingest(
             raise  # not a duplicate: a real integrity problem, let it fail loudly
         log.info("message %s was stored by a concurrent delivery", payload.message_id)
         # held usage rows are written when the task ends
-        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), stored_follow(found)
+        return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {"owed_by": True}
     usage.clear()  # committed with the turn
     if forgetting is not None:
         forget_outside(payload.user_id, forgetting)
-    stream_id = publish(record, wait_until(publish_by))
-    for conversation_id in closed:
-        events.conversation_closed(conversation_id)
-    named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
-    if named:  # Ella's own words named her door, her cat...: a first reference draws its picture
-        events.entities_referenced(user_id=payload.user_id, entities=named)
-    if outcome.say is not None:  # a memory request is not itself a memory, nor a fact
-        return stream_id, {"say": outcome.say.ask.value}
-    made_by = outcome.made_by.columns() if outcome.made_by is not None and outcome.perception else None
-    follow: dict[str, Any] = {"perception": outcome.perception, "provenance": made_by, "quarantine": hold}
-    if outcome.facts is not None and outcome.made_by is not None:  # the reply read the turn for facts
-        read = {"statements": outcome.facts, "shown_ids": outcome.facts_shown, "provenance": outcome.made_by.columns()}
-        follow["ledger"] = read  # for ella.extract_facts, not ella.perceive (``ingest_message`` takes it out)
-    return stream_id, follow
+    return publish(record, wait_until(publish_by)), follow
 
 
 def release_from_inbox(kwargs: dict[str, Any], exc: BaseException) -> None:
@@ -275,7 +293,7 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
             publish_by = min(
                 time.monotonic() + settings.publish_retry_window_s, started + settings.task_soft_time_limit_s - 2
             )
-            stream_id, memory = ingest(payload, self.request.id, final, publish_by)
+            stream_id, follow = ingest(payload, self.request.id, final, publish_by)
     except MalformedPayload:
         # dead-lettered: nothing to re-send (another user's entry under the same message_id stays)
         inbox.forget(get_redis(), kwargs.get("user_id"), kwargs.get("message_id"))
@@ -283,12 +301,9 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
     except Exception as exc:
         release_from_inbox(kwargs, exc)
         raise
+    if follow.get("owed_by"):  # a repeat: whatever its first delivery left unsent
+        effects.send_owed_by(payload.user_id, payload.message_id)
+    else:
+        effects.send_ids(follow.get("owed", []))
     inbox.forget(get_redis(), payload.user_id, payload.message_id)
-    turn: dict[str, Any] = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
-    ledger = memory.pop("ledger", None) or {}  # the reply's own fact statements, if it read the turn for them
-    if memory.pop("say", None) is not None:  # what do you remember / forget / correct: answered, not perceived
-        return stream_id
-    events.turn_to_memory(**turn, sent_at=payload.sent_at.isoformat(), **memory)
-    if not memory.get("quarantine"):  # a held turn's words never reach extraction (ella.memory.quarantine)
-        events.turn_to_ledger(**turn, sent_at=payload.sent_at.isoformat(), **ledger)
     return stream_id

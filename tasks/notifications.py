@@ -10,7 +10,8 @@ One pass, in this order, and why:
    notifications why`` can tell) or end (expired, skipped; a fact superseded or retired since kills it);
 4. the page's sends in ONE transaction (``models.notifications.send``: conditional flip, the user's
    ``last_notified_at``, a conversation the notification opens, the outbox record), then, after the commit,
-   each record published once and emitted to memory (``workers.events.notification_to_memory``).
+   each record published once, then Ella's memory of it sent (recorded in that commit, ``models.pending_effects``,
+   and held until the record is published; ``ella.send_pending_effects`` sends what a kill left).
 
 One bad candidate never stops the pass: a page that fails is retried one candidate per transaction, and a
 candidate that still fails is logged, recorded as a dead letter naming it, and looked at again an hour later.
@@ -26,6 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from celery.exceptions import SoftTimeLimitExceeded
+from sqlalchemy.orm import Session
 
 from ella.notifications.policy import CandidateState, Decision, Recipient, Rules, decide, reason_of, recipient
 from models.base import utcnow
@@ -41,7 +43,8 @@ from models.notifications import (
     send,
     unpublished_notifications,
 )
-from workers import events
+from models.pending_effects import owe
+from workers import effects, events
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
@@ -93,6 +96,25 @@ def page_context(dues: Sequence[Due], now: datetime) -> tuple[set[tuple[str, int
         live = live_fact_ids(session, fact_ids)
         sent = notified_since(session, recent, now - DAY)
     return live, sent
+
+
+def memory_source(candidate_id: int) -> str:
+    return f"notification:{candidate_id}"
+
+
+def owe_memory(session: Session, sent: Sent) -> None:
+    """The send's commit owes Ella's memory of it, sent once its record is published (never for one that went
+    stale unpublished: she does not remember saying what the user never got)."""
+    record = sent.record
+    memory = events.memory_of_notification(
+        user_id=record.user_id,
+        candidate_id=sent.candidate_id,
+        body=sent.body,
+        sent_at=record.created_at.isoformat(),
+        conversation_id=record.conversation_id,
+    )
+    grace = timedelta(seconds=get_settings().effects_grace_s)
+    owe(session, record.user_id, memory_source(sent.candidate_id), [memory], grace, after_outbox_id=record.id)
 
 
 class Pass:
@@ -168,16 +190,11 @@ class Pass:
                 return
 
     def deliver(self, sent: Sent) -> None:
-        """After the commit: the stream (once per record) and memory (once per candidate)."""
-        record = sent.record
-        publish(record)
-        events.notification_to_memory(
-            user_id=record.user_id,
-            candidate_id=sent.candidate_id,
-            body=sent.body,
-            sent_at=record.created_at.isoformat(),
-            conversation_id=record.conversation_id,
-        )
+        """After the commit: the stream (once per record), then what the send owes: Ella's memory of it (once
+        per candidate; recorded in the send's commit and held until the record is published, so a kill here
+        leaves it to ``ella.send_pending_effects``)."""
+        publish(sent.record)
+        effects.send_owed_by(sent.record.user_id, memory_source(sent.candidate_id))
 
     def expire(self) -> None:
         with session_scope() as session:
@@ -232,9 +249,11 @@ class Pass:
             with session_scope() as session:
                 candidates = [(d.id, d.user_id, d.kind, d.body) for d in items]
                 sent = send(session, candidates, self.now, self.reply_window, self.settings.ai_disclosure)
-                closed = list(session.info.get("closed_conversations", []))
-            for conversation_id in closed:  # after the commit: their memos
-                events.conversation_closed(conversation_id)
+                for one in sent:
+                    owe_memory(session, one)
+                closed = effects.owe_memos(session, list(session.info.get("closed_conversations", [])))
+                memos = [row.id for row in closed]
+            effects.send_ids(memos)  # after the commit: the memos of the conversations the sends closed
             self.counts["lost_to_another_dispatcher"] += len(items) - len(sent)
             by_id = {d.id: d for d in items}
             for one in sent:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -102,10 +101,14 @@ def test_a_reply_that_names_the_door_emits_one_drawing_task_through_the_real_ing
     }  # fmt: skip
     model = Scripted(lambda request: json.dumps(answer))
     monkeypatch.setattr(workers.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers))
-    emitted: list[dict[str, Any]] = []
-    monkeypatch.setattr(ingest_module.events, "entities_referenced", lambda **kw: emitted.append(kw))
     user = f"ref-{uuid.uuid4().hex[:8]}"
     payload = IngestPayload(message_id=uuid.uuid4().hex, user_id=user, text="what did you do today? the cat?",
                             sent_at=datetime.now(UTC))  # fmt: skip
-    ingest_module.ingest(payload, task_id=None)
+    _stream, follow = ingest_module.ingest(payload, task_id=None)
+    from models.pending_effects import owed_by_ids
+    from workers.db import autocommit_scope
+
+    with autocommit_scope() as session:
+        (owed,) = owed_by_ids(session, follow["owed"])  # what the turn's commit owes, sent after it
+    emitted = [e.kwargs for e in owed.effects if e.task == "ella.draw_image_anchors"]
     assert emitted == [{"user_id": user, "entities": ["front_door"]}]  # the user's "cat" is not Ella's reference

@@ -26,6 +26,7 @@ TASK_MODULES = [
     "tasks.ingest",
     "tasks.conversations",
     "tasks.inbox",
+    "tasks.effects",
     "tasks.memory",
     "tasks.ledger",
     "tasks.guard",

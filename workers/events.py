@@ -2,9 +2,10 @@
 
 Why here and not in the task modules: a task module never imports another task module (each is one room and
 can be read alone), yet ingest must hand a turn to perceive and extraction, and a closed conversation must
-reach its memo. Each emit below imports its task lazily and calls ``apply_async`` on it, so Celery checks the
-arguments against the task's signature at send time (a renamed parameter fails here, in the sender, not later
-in a worker), and the queue comes from ``workers.routing``. Only the gateway client sends by name.
+reach its memo. The derived effects of a commit are built here as ``Effect`` values that the commit records
+(``models.pending_effects``: sent after it, or by the sweep); ``workers.effects`` sends each through its
+registered task's ``apply_async``, so Celery checks the arguments against the task's signature at send time (a
+renamed parameter fails in the sender, not later in a worker), and the queue comes from ``workers.routing``.
 
 The flow: gateway → ``ingest_message`` → (outbox stream) and ``perceive`` + ``extract_facts`` per user turn;
 ``perceive`` → ``reflect`` when the importance trigger runs out; a new conversation or the minute sweep →
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from models.pending_effects import Effect
 from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 
@@ -28,7 +30,7 @@ def _queue(task: TaskName) -> str:
     return queue_for(task, get_settings())
 
 
-def turn_to_memory(
+def memory_of_turn(
     *,
     user_id: str,
     message_id: str,
@@ -37,29 +39,24 @@ def turn_to_memory(
     perception: dict[str, Any] | None = None,
     provenance: dict[str, Any] | None = None,
     quarantine: str | None = None,
-) -> None:
-    """A user turn to ``ella.perceive`` (also on a repeat delivery: perceive is idempotent per message), with
-    the perception the reply's call made and that call's provenance (``ella.provenance``), if any, and the hold
-    the guard put on it (``ella.memory.quarantine``)."""
-    from tasks.memory import perceive
-
-    perceive.apply_async(
-        kwargs={
-            "user_id": user_id,
-            "description": text,
-            "node_type": "event",
-            "created_at": sent_at,
-            "source_message_id": message_id,
-            "perception": perception,
-            "provenance": provenance,
-            "quarantine": quarantine,
-        },
-        queue=_queue(TaskName.PERCEIVE),
-        kwargsrepr=repr({"user_id": user_id, "source_message_id": message_id}),
-    )
+) -> Effect:
+    """A user turn to ``ella.perceive`` (idempotent per message), with the perception the reply's call made and
+    that call's provenance (``ella.provenance``), if any, and the hold the guard put on it
+    (``ella.memory.quarantine``)."""
+    kwargs = {
+        "user_id": user_id,
+        "description": text,
+        "node_type": "event",
+        "created_at": sent_at,
+        "source_message_id": message_id,
+        "perception": perception,
+        "provenance": provenance,
+        "quarantine": quarantine,
+    }
+    return Effect(TaskName.PERCEIVE, kwargs, repr({"user_id": user_id, "source_message_id": message_id}))
 
 
-def turn_to_ledger(
+def facts_of_turn(
     *,
     user_id: str,
     message_id: str,
@@ -68,30 +65,51 @@ def turn_to_ledger(
     statements: list[dict[str, Any]] | None = None,
     shown_ids: list[int] | None = None,
     provenance: dict[str, Any] | None = None,
-) -> None:
+) -> Effect:
     """A user turn (only theirs: Ella's replies never become facts) to ``ella.extract_facts``, with the fact
     statements the reply's call read from it against the facts ``shown_ids`` it showed, and that call's
     provenance, when it did (then extraction makes no call of its own)."""
-    from tasks.ledger import extract_facts
-
     kwargs: dict[str, Any] = {"user_id": user_id, "message_id": message_id, "text": text, "sent_at": sent_at}
     if statements is not None:
         kwargs.update(statements=statements, shown_ids=shown_ids or [], provenance=provenance)
-    extract_facts.apply_async(
-        kwargs=kwargs,
-        queue=_queue(TaskName.EXTRACT_FACTS),
-        kwargsrepr=repr({"user_id": user_id, "message_id": message_id}),
-    )
+    return Effect(TaskName.EXTRACT_FACTS, kwargs, repr({"user_id": user_id, "message_id": message_id}))
 
 
-def entities_referenced(*, user_id: str, entities: list[str]) -> None:
+def pictures_of(*, user_id: str, entities: list[str]) -> Effect:
     """Ella's reply named entities of her world that have pictures: ``ella.draw_image_anchors`` draws each one
     not yet drawn (its first reference) and does nothing for the rest."""
-    from tasks.images import draw_image_anchors
+    return Effect(TaskName.DRAW_IMAGE_ANCHORS, {"user_id": user_id, "entities": entities})
 
-    draw_image_anchors.apply_async(
-        kwargs={"user_id": user_id, "entities": entities}, queue=_queue(TaskName.DRAW_IMAGE_ANCHORS)
-    )
+
+def memo_of(conversation_id: int) -> Effect:
+    """A conversation closed (new conversation, or the sweep): ``ella.close_conversation`` (once per
+    conversation: its memo's dedupe key)."""
+    return Effect(TaskName.CLOSE_CONVERSATION, {"conversation_id": conversation_id})
+
+
+def memory_of_notification(
+    *, user_id: str, candidate_id: int, body: str, sent_at: str, conversation_id: int | None
+) -> Effect:
+    """A notification Ella sent to ``ella.perceive``, with its perception given (no model call), once per
+    candidate (``source_message_id`` ``notification:<id>``): when the user answers, she remembers asking."""
+    source = f"notification:{candidate_id}"
+    kwargs = {
+        "user_id": user_id,
+        "description": f"Ella reached out: {body}",
+        "node_type": "event",
+        "created_at": sent_at,
+        "source_message_id": source,
+        "conversation_id": conversation_id,
+        "perception": {"score": 3, "subject": "Ella", "predicate": "reached out to", "object": user_id},
+    }
+    return Effect(TaskName.PERCEIVE, kwargs, repr({"user_id": user_id, "source_message_id": source}))
+
+
+def turn_to_memory(**kwargs: Any) -> None:
+    """Send ``memory_of_turn`` now (a caller with no commit to record it in)."""
+    from workers.effects import emit
+
+    emit(memory_of_turn(**kwargs))
 
 
 def trigger_ran_out(user_id: str) -> None:
@@ -99,38 +117,6 @@ def trigger_ran_out(user_id: str) -> None:
     from tasks.memory import reflect
 
     reflect.apply_async(kwargs={"user_id": user_id}, queue=_queue(TaskName.REFLECT))
-
-
-def conversation_closed(conversation_id: int) -> None:
-    """A conversation closed (new conversation, or the sweep): ``ella.close_conversation``."""
-    from tasks.conversations import close_conversation
-
-    close_conversation.apply_async(
-        kwargs={"conversation_id": conversation_id}, queue=_queue(TaskName.CLOSE_CONVERSATION)
-    )
-
-
-def notification_to_memory(
-    *, user_id: str, candidate_id: int, body: str, sent_at: str, conversation_id: int | None
-) -> None:
-    """A notification Ella sent to ``ella.perceive``, with its perception given (no model call), once per
-    candidate (``source_message_id`` ``notification:<id>``): when the user answers, she remembers asking."""
-    from tasks.memory import perceive
-
-    source = f"notification:{candidate_id}"
-    perceive.apply_async(
-        kwargs={
-            "user_id": user_id,
-            "description": f"Ella reached out: {body}",
-            "node_type": "event",
-            "created_at": sent_at,
-            "source_message_id": source,
-            "conversation_id": conversation_id,
-            "perception": {"score": 3, "subject": "Ella", "predicate": "reached out to", "object": user_id},
-        },
-        queue=_queue(TaskName.PERCEIVE),
-        kwargsrepr=repr({"user_id": user_id, "source_message_id": source}),
-    )
 
 
 def forget_again(user: str, first_task_id: str | None = None) -> None:

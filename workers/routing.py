@@ -32,6 +32,7 @@ class Queue(StrEnum):
 class TaskName(StrEnum):
     INGEST_MESSAGE = "ella.ingest_message"
     RESEND_UNANSWERED_MESSAGES = "ella.resend_unanswered_messages"
+    SEND_PENDING_EFFECTS = "ella.send_pending_effects"
     CLOSE_DUE_CONVERSATIONS = "ella.close_due_conversations"
     CLOSE_CONVERSATION = "ella.close_conversation"
     PERCEIVE = "ella.perceive"
@@ -58,6 +59,7 @@ class TaskName(StrEnum):
 QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.INGEST_MESSAGE: Queue.INBOUND,
     TaskName.RESEND_UNANSWERED_MESSAGES: Queue.INBOUND,
+    TaskName.SEND_PENDING_EFFECTS: Queue.INBOUND,  # a turn's memory owed since a fault: seconds, not a backlog
     TaskName.CLOSE_DUE_CONVERSATIONS: Queue.COGNITION,
     TaskName.CLOSE_CONVERSATION: Queue.COGNITION,
     TaskName.PERCEIVE: Queue.COGNITION,

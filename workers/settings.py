@@ -120,6 +120,12 @@ class Settings(BaseSettings):
         description="An unanswered message no worker holds gets an early look this long after it was sent, then at "
         "doubling intervals: a committed reply is published, a message not stored is sent again (after an outage).",
     )
+    effects_grace_s: float = Field(
+        30.0,
+        gt=0,
+        description="What a commit owes (a turn's memory and facts, a notification's memory, a memo) is left to the "
+        "committing path this long; then ella.send_pending_effects sends it (models.pending_effects).",
+    )
     publish_retry_window_s: float = Field(
         300.0,
         ge=0,

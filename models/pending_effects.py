@@ -1,0 +1,181 @@
+"""What a commit still owes the rest of the pipeline: the tasks it must emit, written in the commit itself.
+
+Why: a committed turn has derived effects (its memory, its facts, the conversation it closed, the pictures its
+reply named), and so has a sent notification (Ella's memory of reaching out) and a closed conversation (its
+memo). They used to be emitted after the commit by whichever path happened to publish the reply first; a worker
+killed after the commit, or a broker that was unreachable at that moment, left the turn answered but never
+remembered, and the repeat and sweep paths published only. Here the emits are rows of the same transaction (a
+transactional outbox for tasks): after the commit the path that committed sends them and deletes the row;
+``ella.send_pending_effects`` (beat) sends any row left behind, with backoff. Every receiving task is idempotent
+for its source (perceive per source message, extraction per message, the memo per conversation, an anchor is
+never drawn twice), so a row sent twice (a kill between the send and the delete) changes nothing: each effect
+happens exactly once.
+
+One row per commit, holding all its emits: one INSERT and one DELETE on the hot path, not one per effect.
+The rows hold the user's words (perceive's description), so they are the user's data: the erasure deletes them
+with the user, and forgetting a message deletes the rows it left (``forget_sources``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, String, Text, delete, func, or_, select, update
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from models.base import Base, BigId, UTCDateTime, utcnow
+from models.outbox import OutboxRecord
+
+
+class PendingEffects(Base):
+    __tablename__ = "pending_effects"
+    __table_args__ = (
+        Index("ix_pending_effects_next_at", "next_at"),
+        Index("ix_pending_effects_user_id_source", "user_id", "source"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(
+        String(200), comment="what the effects derive from: a message_id, notification:<id>, conversation:<id>"
+    )
+    effects: Mapped[str] = mapped_column(Text, comment="JSON list of {task, kwargs, kwargsrepr}")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    next_at: Mapped[datetime] = mapped_column(UTCDateTime(), comment="when the sweep may send it")
+    attempts: Mapped[int] = mapped_column(default=0)
+    after_outbox_id: Mapped[int | None] = mapped_column(
+        ForeignKey("outbox_records.id", ondelete="CASCADE"),
+        comment="sent only once this outbox record is published: Ella remembers a notification the user got",
+    )
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One task to emit: its registered name, its kwargs, and what logs and Flower show of them."""
+
+    task: str
+    kwargs: dict[str, Any]
+    kwargsrepr: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"task": self.task, "kwargs": self.kwargs, "kwargsrepr": self.kwargsrepr}
+
+
+@dataclass(frozen=True)
+class Owed:
+    """A row's effects, as read back for sending."""
+
+    id: int
+    user_id: str
+    source: str
+    attempts: int
+    effects: list[Effect]
+
+
+def owe(
+    session: Session,
+    user_id: str,
+    source: str,
+    effects: list[Effect],
+    grace: timedelta,
+    after_outbox_id: int | None = None,
+) -> PendingEffects | None:
+    """Record ``effects`` in the caller's transaction; the sweep leaves them to the committing path for ``grace``,
+    and with ``after_outbox_id`` until that outbox record is published. Nothing is written for no effects."""
+    if not effects:
+        return None
+    now = utcnow()
+    row = PendingEffects(
+        user_id=user_id,
+        source=source,
+        effects=json.dumps([e.as_json() for e in effects], separators=(",", ":")),
+        created_at=now,
+        next_at=now + grace,
+        after_outbox_id=after_outbox_id,
+    )
+    session.add(row)
+    return row
+
+
+def _owed(row: PendingEffects) -> Owed:
+    raw = json.loads(row.effects)
+    effects = [Effect(e["task"], dict(e["kwargs"]), e.get("kwargsrepr")) for e in raw]
+    return Owed(row.id, row.user_id, row.source, row.attempts, effects)
+
+
+def owed_by_ids(session: Session, ids: list[int]) -> list[Owed]:
+    if not ids:
+        return []
+    rows = session.scalars(select(PendingEffects).where(PendingEffects.id.in_(ids)).order_by(PendingEffects.id))
+    return [_owed(row) for row in rows]
+
+
+def owed_for(session: Session, user_id: str, source: str) -> list[Owed]:
+    """What this user's ``source`` still owes (a repeat delivery of a committed turn sends it)."""
+    rows = session.scalars(
+        select(PendingEffects)
+        .where(PendingEffects.user_id == user_id, PendingEffects.source == source)
+        .order_by(PendingEffects.id)
+    )
+    return [_owed(row) for row in rows]
+
+
+def due(session: Session, now: datetime, limit: int) -> list[Owed]:
+    """Rows the sweep may send now, oldest first: past their grace, and published if they wait on a record."""
+    p, o = PendingEffects, OutboxRecord
+    rows = session.scalars(
+        select(p)
+        .outerjoin(o, o.id == p.after_outbox_id)
+        .where(p.next_at <= now, or_(p.after_outbox_id.is_(None), o.published_at.is_not(None)))
+        .order_by(p.next_at, p.id)
+        .limit(limit)
+    )
+    return [_owed(row) for row in rows]
+
+
+def drop_unpublished(session: Session, before: datetime) -> int:
+    """Rows still waiting on a record that was never published, written before ``before``: a notification that
+    went stale unsent is not something Ella said, so she does not remember saying it."""
+    p, o = PendingEffects, OutboxRecord
+    stale = (
+        select(p.id)
+        .join(o, o.id == p.after_outbox_id)
+        .where(p.created_at < before, o.published_at.is_(None))
+        .scalar_subquery()
+    )
+    return int(getattr(session.execute(delete(p).where(p.id.in_(stale))), "rowcount", 0) or 0)
+
+
+def claim(session: Session, owed: Owed, now: datetime, backoff: timedelta) -> bool:
+    """Take ``owed`` for one send attempt: push its ``next_at`` out by ``backoff`` unless another sweep took it
+    first (its ``attempts`` moved). False when taken; the caller then leaves it alone."""
+    result = session.execute(
+        update(PendingEffects)
+        .where(PendingEffects.id == owed.id, PendingEffects.attempts == owed.attempts)
+        .values(attempts=owed.attempts + 1, next_at=now + backoff)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+def settle(session: Session, ids: list[int]) -> int:
+    """The effects of these rows were sent: they are owed no more."""
+    if not ids:
+        return 0
+    result = session.execute(delete(PendingEffects).where(PendingEffects.id.in_(ids)))
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def forget_sources(session: Session, user_id: str, sources: list[str]) -> int:
+    """A forgotten message's unsent effects go with it (they carry its words)."""
+    if not sources:
+        return 0
+    stmt = delete(PendingEffects).where(PendingEffects.user_id == user_id, PendingEffects.source.in_(sources))
+    return int(getattr(session.execute(stmt), "rowcount", 0) or 0)
+
+
+def count_owed(session: Session) -> int:
+    """How many rows are owed, all users (for the operator and the benchmarks)."""
+    return int(session.scalar(select(func.count()).select_from(PendingEffects)) or 0)

@@ -1,0 +1,146 @@
+"""Sending what a commit owes (``models.pending_effects``): right after the commit, and again by the sweep.
+
+Why one sender for every path: the first delivery of a turn, its repeat delivery, the inbox sweep that
+publishes a reply committed while Redis was down, the notification dispatch and the conversation sweep all end
+the same way: the rows their commit wrote are sent, then deleted. A send that fails (the broker is unreachable)
+leaves the row for ``ella.send_pending_effects``, which retries it with backoff; a kill between the send and
+the delete sends it twice, which the receiving tasks' idempotence makes harmless.
+
+Tasks are sent through their registered task object (``apply_async``), so Celery checks the kwargs against the
+task's signature at send time, as ``workers.events`` does, and the queue comes from ``workers.routing``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis import RedisError
+from sqlalchemy.orm import Session
+
+from models.base import utcnow
+from models.pending_effects import (
+    Effect,
+    Owed,
+    PendingEffects,
+    claim,
+    drop_unpublished,
+    due,
+    owe,
+    owed_by_ids,
+    owed_for,
+    settle,
+)
+from workers.db import autocommit_scope, session_scope
+from workers.routing import TaskName, queue_for
+from workers.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+UNPUBLISHED_KEPT = timedelta(days=30)  # longer than any notification stays fresh (its hard expiry)
+SEND_ERRORS: tuple[type[BaseException], ...] = (RedisError, KombuOperationalError, OSError)
+
+
+def task_named(name: str) -> Any:
+    """The registered task ``name``, importing the task modules on first use (a process that never ran a
+    worker, such as a test or the CLI, has not imported them)."""
+    from workers.app import TASK_MODULES, app
+
+    if name not in app.tasks:
+        for module in TASK_MODULES:
+            importlib.import_module(module)
+    return app.tasks[name]
+
+
+def emit(effect: Effect) -> None:
+    """Send one effect to its task's queue."""
+    options: dict[str, Any] = {"queue": queue_for(TaskName(effect.task), get_settings())}
+    if effect.kwargsrepr is not None:
+        options["kwargsrepr"] = effect.kwargsrepr
+    task_named(effect.task).apply_async(kwargs=effect.kwargs, **options)
+
+
+def send(owed: list[Owed]) -> int:
+    """Send each row's effects, then delete the rows that were sent; the number of rows settled. A row whose
+    send fails stays for the sweep (logged once here); the others are settled."""
+    sent: list[int] = []
+    for row in owed:
+        try:
+            for effect in row.effects:
+                emit(effect)
+        except SEND_ERRORS as exc:
+            log.warning("effects of %s not sent (%s: %s); the sweep sends them", row.source, type(exc).__name__, exc)
+            continue
+        sent.append(row.id)
+    if sent:
+        try:
+            with session_scope() as session:
+                settle(session, sent)
+        except Exception as exc:  # noqa: BLE001 - sent: at worst the sweep sends them again, harmlessly
+            log.warning("sent effects of %d row(s) not marked settled: %s", len(sent), exc)
+            return 0
+    return len(sent)
+
+
+def send_ids(ids: list[int]) -> int:
+    """After a commit: send the rows it wrote (their ids, read from the committing session)."""
+    if not ids:
+        return 0
+    with autocommit_scope() as session:
+        owed = owed_by_ids(session, ids)
+    return send(owed)
+
+
+def send_owed_by(user_id: str, source: str) -> int:
+    """A repeat delivery or the inbox sweep: send what this user's ``source`` still owes (often nothing)."""
+    with autocommit_scope() as session:
+        owed = owed_for(session, user_id, source)
+    return send(owed)
+
+
+def backoff(attempts: int) -> timedelta:
+    """How long a row the sweep took waits before the sweep takes it again (if its send failed)."""
+    base = get_settings().inbox_sweep_interval_s
+    return timedelta(seconds=min(base * (2 ** min(attempts, 10)), 3600.0))
+
+
+def sweep(limit: int = 500, now: datetime | None = None) -> dict[str, int]:
+    """One pass of ``ella.send_pending_effects``: every row whose grace has passed, claimed and sent; rows that
+    wait on a record never published are dropped once no notification could still be that old."""
+    now = now or utcnow()
+    with session_scope() as session:
+        dropped = drop_unpublished(session, now - UNPUBLISHED_KEPT)
+    with autocommit_scope() as session:
+        rows = due(session, now, limit)
+    taken: list[Owed] = []
+    for row in rows:
+        with session_scope() as session:
+            if claim(session, row, now, backoff(row.attempts)):
+                taken.append(row)
+    settled = send(taken)
+    counts = {"due": len(rows), "taken": len(taken), "sent": settled, "dropped": dropped}
+    if settled:
+        log.warning("sent the effects of %d commit(s) a fault had left owed", settled)
+    return counts
+
+
+def owe_memos(session: Session, conversation_ids: list[int]) -> list[PendingEffects]:
+    """Each conversation this transaction closed owes its memo (``ella.close_conversation``), recorded in it."""
+    from models.conversation import Conversation
+    from workers import events
+
+    grace = timedelta(seconds=get_settings().effects_grace_s)
+    owed = []
+    for conversation_id in conversation_ids:
+        conv = session.get(Conversation, conversation_id)  # in the session already: this transaction closed it
+        if conv is not None:
+            row = owe(
+                session, conv.user_id, f"conversation:{conversation_id}", [events.memo_of(conversation_id)], grace
+            )
+            if row is not None:
+                owed.append(row)
+    session.flush()
+    return owed
