@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import wait_for
+from tests.test_node_gateway import node_package, run_node  # noqa: F401  (node_package: a fixture)
 from workers.routing import TaskName
 from workers.settings import get_settings
 
@@ -252,3 +253,33 @@ def test_a_user_whose_lost_message_id_another_user_took_is_answered_message_id_t
     answers = [e for e in outbox() if e.in_reply_to == message_id]
     assert sorted((e.kind, e.user_id) for e in answers) == sorted([("reply", second), ("rejected", first)])
     redis_client.delete(*inbox.InboxKeys.of().all())
+
+
+@pytest.mark.integration
+def test_an_erased_users_late_message_from_a_stock_celery_node_client_leaves_neither_her_id_nor_her_words(
+    node_package: Path,  # noqa: F811  (the fixture, imported from tests/test_node_gateway.py)
+    start_worker,
+    outbox,
+):
+    """celery-node 0.5.9 as it ships (clients/node's dev dependency): no representations, ``lang`` "js"."""
+    from workers.gateway import enqueue_message, forget_user
+
+    worker = start_worker()
+    user, canary = f"cn-erased-{uuid.uuid4().hex}", f"wombatcanary{hex8()}"
+    first = f"m-first-{hex8()}"
+    enqueue_message(message_id=first, user_id=user, text=f"remember my {canary}", sent_at=now())
+    wait_for(lambda: [e for e in outbox() if e.kind == "reply" and e.in_reply_to == first], 60, what="her reply")
+    task_id = forget_user(user_id=user)
+    wait_for(lambda: [e for e in outbox() if e.outbox_id == f"ack:ella.forget_user:{task_id}:erased"], 60,
+             what="the erasure")  # fmt: skip
+    mark = len(log_lines(worker.log_path))
+    late = [f"m-cn-late-{hex8()}" for _ in range(2)]
+    payload = json.dumps({"userId": user, "messageIds": late, "text": f"late {canary} words"})
+    assert len(run_node(node_package, "test/stock_celery_node.js", payload)["sent"]) == 2
+    for mid in late:
+        refused = wait_for(lambda mid=mid: [e for e in outbox() if e.kind == "rejected" and e.in_reply_to == mid], 60,
+                           what=f"the refusal of {mid}")  # fmt: skip
+        assert isinstance(refused, list) and (refused[0].code, refused[0].user_id) == ("user_erased", "")
+    lines = log_lines(worker.log_path)[mark:]
+    assert sum(" received" in line for line in lines) >= 2
+    assert [line for line in lines if user in line or canary in line] == []

@@ -228,7 +228,8 @@ def envelope_secrets(envelope: Any, registered: Any = None) -> dict[str, str]:
     if not isinstance(envelope, dict):
         return {}
     secrets: dict[str, str] = {}
-    headers = envelope.get("headers") if isinstance(envelope.get("headers"), dict) else {}
+    given = envelope.get("headers")
+    headers: dict[str, Any] = given if isinstance(given, dict) else {}
     task = headers.get("task")
     try:
         body, problem = _decode_body(envelope)
