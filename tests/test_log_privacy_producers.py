@@ -125,6 +125,19 @@ def test_a_line_inside_a_task_spells_none_of_its_arguments_whatever_the_key_or_t
     assert "m-42" in shown and pseudonym(user) in shown
 
 
+def test_a_long_text_cut_short_by_a_repr_is_hidden_by_its_first_characters():
+    from celery.utils.saferepr import saferepr
+
+    from workers.logs import task_secrets
+
+    words = f"the beginning of a long confession {hex8()} " + "and then it goes on " * 3000
+    secrets = task_secrets([], {"text": words, "user_id": "u-1"}, TaskName.INGEST_MESSAGE)
+    line = f"payload: {saferepr({'text': words}, maxlen=200)}"
+    for secret, replacement in sorted(secrets.items(), key=lambda item: -len(item[0])):
+        line = line.replace(secret, replacement)
+    assert words[:40] not in line and "<text>" in line
+
+
 # --- through a real worker --------------------------------------------------------------------------------------
 
 

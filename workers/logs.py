@@ -62,9 +62,11 @@ _TIME_KWARGS = frozenset({"updated_at", "sent_at", "created_at"})
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.]+)?(Z|[+-]\d{2}:?\d{2})?$")
 _NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
 MAX_SECRETS = 512  # a bigger request (a long fact list) has its first ones hidden; a log line quotes few
+MAX_WHOLE_CHARS = 20_000  # a longer value is hidden by its prefix only (no line quotes it whole; memory stays small)
+PREFIX_CHARS = 48  # and every value longer than this by its first characters too
 MAX_DEPTH = 8
 _BY_TASK: OrderedDict[str, dict[str, str]] = OrderedDict()  # task id -> its secrets, the last few tasks
-_BY_TASK_SIZE = 256
+_BY_TASK_SIZE = 64
 
 
 @lru_cache(maxsize=4096)
@@ -144,8 +146,13 @@ def task_secrets(args: Any, kwargs: Any, task_name: str | None = None) -> dict[s
     known = _parameter_names(task_name) if task_name else _contract_names()
 
     def add(value: str, shown: str) -> None:
-        if len(value) >= MIN_REDACTED_TEXT and len(secrets) < MAX_SECRETS:
+        if len(value) < MIN_REDACTED_TEXT or len(secrets) >= MAX_SECRETS:
+            return
+        if len(value) <= MAX_WHOLE_CHARS:
             for form in _spellings(value):
+                secrets.setdefault(form, shown)
+        if len(value) > PREFIX_CHARS:  # a repr Celery or pydantic cut short still starts with it
+            for form in _spellings(value[:PREFIX_CHARS]):
                 secrets.setdefault(form, shown)
 
     def walk(value: Any, depth: int) -> None:
