@@ -29,6 +29,12 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": settings.inbox_sweep_interval_s,
             "options": {"queue": Queue.INBOUND.name_in(settings), "expires": settings.inbox_sweep_interval_s},
         },
+        # The erasures' second passes: due ones whose countdown task the broker lost (tasks/privacy.py).
+        "forget-users-again": {
+            "task": TaskName.FORGET_USERS_AGAIN,
+            "schedule": 60.0,
+            "options": {"queue": Queue.INBOUND.name_in(settings), "expires": 55},
+        },
         "poll-model-batches": {
             "task": TaskName.POLL_MODEL_BATCHES,
             "schedule": 60.0,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Delete, String, Table, delete, or_, select
+from sqlalchemy import CursorResult, Delete, String, Table, delete, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, UTCDateTime, dialect_insert, utcnow
@@ -40,12 +40,26 @@ from models.user import User
 
 
 class ForgottenUser(Base):
-    """An erased user's tombstone: the keyed hash of their id, nothing else of them."""
+    """An erased user's tombstone: the keyed hash of their id, and, until the second pass is done, the id.
+
+    Why the id for a while: the second pass (``tasks.privacy``) must find what tasks in flight wrote, by the id,
+    and it must run even when the broker lost its countdown task (a Redis restart without AOF, a kill within
+    the fsync second): the row is what ``ella.forget_users_again`` (beat) sweeps. The pass clears the id; the
+    countdown task carries only the key, so no task message in Redis names the user.
+    """
 
     __tablename__ = "forgotten_users"
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True, comment="HMAC-SHA256(secret, user id), hex")
     forgotten_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    pending_user_id: Mapped[str | None] = mapped_column(
+        String(128), nullable=True, comment="the erased id, only until the second pass is done"
+    )
+    first_task_id: Mapped[str | None] = mapped_column(
+        String(255), nullable=True, comment="the first pass's Celery task id: the second pass's ack names it"
+    )
+    second_pass_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    second_pass_done_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 def tombstone_key(user_id: str, secret: str) -> str:
@@ -60,6 +74,53 @@ def bury(session: Session, key: str) -> None:
     session.execute(
         insert(ForgottenUser).values(key=key, forgotten_at=utcnow()).on_conflict_do_nothing(index_elements=["key"])
     )
+
+
+def owe_second_pass(session: Session, key: str, user_id: str, due_at: datetime, first_task_id: str | None) -> None:
+    """Record that the tombstone's user is owed a second pass at ``due_at`` (a new first pass owes a new one)."""
+    session.execute(
+        update(ForgottenUser)
+        .where(ForgottenUser.key == key)
+        .values(
+            pending_user_id=user_id, first_task_id=first_task_id, second_pass_due_at=due_at, second_pass_done_at=None
+        )
+    )
+
+
+@dataclass(frozen=True)
+class OwedPass:
+    key: str
+    user_id: str
+    first_task_id: str | None
+
+
+def owed_pass(session: Session, key: str) -> OwedPass | None:
+    """The second pass the tombstone ``key`` is owed, if it is owed one."""
+    row = session.execute(
+        select(ForgottenUser.pending_user_id, ForgottenUser.first_task_id).where(ForgottenUser.key == key)
+    ).first()
+    return OwedPass(key, row[0], row[1]) if row is not None and row[0] is not None else None
+
+
+def due_passes(session: Session, now: datetime, limit: int) -> list[OwedPass]:
+    """Second passes due by ``now``, oldest first."""
+    rows = session.execute(
+        select(ForgottenUser.key, ForgottenUser.pending_user_id, ForgottenUser.first_task_id)
+        .where(ForgottenUser.pending_user_id.is_not(None), ForgottenUser.second_pass_due_at <= now)
+        .order_by(ForgottenUser.second_pass_due_at)
+        .limit(limit)
+    ).all()
+    return [OwedPass(key, user_id, task_id) for key, user_id, task_id in rows if user_id is not None]
+
+
+def second_pass_done(session: Session, key: str) -> bool:
+    """Clear the id from the tombstone: the erasure is complete. False when another pass had cleared it."""
+    stmt = (
+        update(ForgottenUser)
+        .where(ForgottenUser.key == key, ForgottenUser.pending_user_id.is_not(None))
+        .values(pending_user_id=None, first_task_id=None, second_pass_done_at=utcnow())
+    )
+    return bool(cast("CursorResult[Any]", session.execute(stmt)).rowcount)
 
 
 def is_forgotten(session: Session, key: str) -> bool:
@@ -222,4 +283,4 @@ def _erase_dead_letters(session: Session, user_id: str) -> int:
 
 keep_table("crisis_referrals", "the anonymous count SB 243's yearly report needs: time, category, detector only")
 keep_table("model_batches", "a submission's bookkeeping: provider, status, counts; its items carry the user")
-keep_table("forgotten_users", "the tombstones: a keyed hash of the id, no user data")
+keep_table("forgotten_users", "the tombstones: a keyed hash of the id, and the id only until the second pass clears it")

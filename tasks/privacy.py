@@ -9,14 +9,19 @@ Order of work, and why it is safe for a message in flight:
    and its rows are deleted with the rest;
 3. the stores outside the database (Redis keys, the outbox stream, the embedding cache, the user's tasks still
    waiting in our queues, log files), each an eraser registered with ``models.erasure.register_store``;
-4. the same again, once, after ``task_time_limit_s`` (``events.forget_again``): a task that was already past
+4. the files the stores keep on disk, rewritten from what is left (``workers.disk_erasure``: Redis's AOF and
+   snapshot, SQLite's WAL), so the deleted data is not still in them;
+5. the same again, once, after ``task_time_limit_s`` (``schedule_second_pass``): a task that was already past
    its tombstone check when the erasure ran (an ingest between storing and publishing its reply, a perceive
-   it emitted) has finished or been killed by then, so what it wrote after step 2 or 3 goes too.
+   it emitted) has finished or been killed by then, so what it wrote after step 2 or 3 goes too. The first
+   pass records the pass it owes on the tombstone (due time and the id, cleared when done), so a broker that
+   loses the countdown task does not lose the pass: ``ella.forget_users_again`` (beat, every minute) runs it.
 Every step is idempotent: a redelivery, a second request or the second pass erase what is left, nothing else.
 
 What stays: the anonymous crisis-referral count SB 243's report needs (no user id, no text), and the
-tombstone. The task's argument is ``user``, not ``user_id``, so the log lines of the erasure itself do not
-carry the id (``workers.logs`` stamps a task's ``user_id`` on every line); they name the tombstone's key.
+tombstone (no id once the second pass is done). The task's argument is ``user``, not ``user_id``, so the log
+lines of the erasure itself do not carry the id (``workers.logs`` stamps a task's ``user_id`` on every line);
+they name the tombstone's key.
 """
 
 from __future__ import annotations
@@ -26,23 +31,38 @@ import json
 import logging
 from collections.abc import Iterable
 from dataclasses import fields
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
 
+import kombu.exceptions
 import redis
 
 from ella.rejections import ack_entry, ack_outbox_id
 from models.base import utcnow
-from models.erasure import Traces, bury, collect_traces, erase_user_rows, register_store, store_erasers, tombstone_key
-from workers import events
+from models.erasure import (
+    OwedPass,
+    Traces,
+    bury,
+    collect_traces,
+    due_passes,
+    erase_user_rows,
+    owe_second_pass,
+    owed_pass,
+    register_store,
+    second_pass_done,
+    store_erasers,
+    tombstone_key,
+)
 from workers import images as _images  # noqa: F401  (registers the "images" store: the anchors' bytes)
 from workers.app import app
 from workers.db import session_scope
+from workers.disk_erasure import compact_stream, rewrite_redis_persistence, truncate_sqlite_wal
 from workers.inbox import InboxKeys
 from workers.outbox_stream import delete_entries, publish_once, published_marker
 from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
-from workers.routing import TaskName
+from workers.routing import TaskName, queue_for
 from workers.settings import get_settings
 from workers.world_cache import erase_world_cache as _world_cache  # noqa: F401  (registers "redis:world_cache")
 
@@ -51,11 +71,18 @@ log = logging.getLogger(__name__)
 _PAGE = 1000
 
 
-def forget(user_id: str) -> dict[str, int]:
-    """Erase ``user_id`` everywhere (steps 1-3 above); items removed per table or store (zeros left out)."""
+def forget(
+    user_id: str, first_task_id: str | None = None, second_pass: bool = True, to_disk: bool = True
+) -> dict[str, int]:
+    """Erase ``user_id`` everywhere (steps 1-3 above, then the disk unless ``to_disk`` is False); items removed
+    per table or store (zeros left out). ``second_pass``: this is a first pass, and the tombstone records the
+    second one it owes."""
     key = tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value())
     with session_scope() as session:
         bury(session, key)  # committed before anything is erased
+        if second_pass:
+            due = utcnow() + timedelta(seconds=get_settings().task_time_limit_s)
+            owe_second_pass(session, key, user_id, due, first_task_id)
     with session_scope() as session:
         traces = collect_traces(session, user_id)
         counts = erase_user_rows(session, user_id)
@@ -63,23 +90,88 @@ def forget(user_id: str) -> dict[str, int]:
         removed = eraser(traces)
         if removed:
             counts[name] = removed
+    if to_disk:
+        erase_from_disk(key)
+    return counts
+
+
+def erase_from_disk(key: str) -> None:
+    """The last step: the stores' files rewritten from what is left (``workers.disk_erasure``), logged."""
+    from workers.db import get_engine
+
+    try:
+        redis_files = rewrite_redis_persistence(get_redis())
+    except redis.RedisError as exc:  # the keys are gone; the files wait for the next pass
+        redis_files = {"aof": f"unreachable ({type(exc).__name__})"}
+    wal = truncate_sqlite_wal(get_engine())
+    log.info("erased user %s…: redis files %s, sqlite wal %s", key[:12], redis_files, wal)
+
+
+def second_pass(owed: OwedPass) -> dict[str, int]:
+    """The second pass of a tombstone that is owed one: erase again, clear the id, ack (once, whoever ran it)."""
+    counts = forget(owed.user_id, second_pass=False, to_disk=False)
+    with session_scope() as session:
+        first = second_pass_done(session, owed.key)
+    erase_from_disk(owed.key)  # after the id left the tombstone: SQLite's WAL held the row that named it
+    log.info("erased user %s… (second pass): %s", owed.key[:12], counts)
+    if first:
+        acknowledge_erasure(owed.key, owed.first_task_id, again=True)
     return counts
 
 
 @app.task(name=TaskName.FORGET_USER, base=ReliableTask, bind=True)
-def forget_user(self: ReliableTask, user: str, again: bool = False, first_task_id: str | None = None) -> dict[str, int]:
+def forget_user(
+    self: ReliableTask,
+    user: str | None = None,
+    again: bool = False,
+    first_task_id: str | None = None,
+    tombstone: str | None = None,
+) -> dict[str, int]:
     """Gateway contract: kwargs ``{user}``; returns what was removed per table or store (counts only).
 
-    ``again`` marks the second pass, which schedules nothing further; ``first_task_id`` is the first pass's
-    Celery task id, which the second pass's ack carries (the gateway knows only that one).
+    The second pass's countdown task carries ``tombstone`` (the key) and ``again``, never the id: its message
+    sits in Redis for ten minutes. It finds the id on the tombstone, and finds nothing to do when the sweep
+    (``forget_users_again``) ran it first. ``{user, again}`` (a second pass named by its id, as before 0019) is
+    still run; ``first_task_id`` is then the first pass's task id for the ack.
     """
-    counts = forget(user)
+    if tombstone is not None:
+        with session_scope() as session:
+            owed = owed_pass(session, tombstone)
+        return second_pass(owed) if owed is not None else {}
+    if user is None:
+        raise self.dead_letter("ella.forget_user needs user (or tombstone, for its second pass)", [], {})
     key = tombstone_key(user, get_settings().forget_hmac_key.get_secret_value())
-    log.info("erased user %s… (%s): %s", key[:12], "second pass" if again else "first pass", counts)
-    if not again:
-        events.forget_again(user, first_task_id=self.request.id)
-    acknowledge_erasure(key, first_task_id if again and first_task_id else self.request.id, again)
+    if again:
+        return second_pass(OwedPass(key, user, first_task_id))
+    counts = forget(user, first_task_id=self.request.id)
+    log.info("erased user %s… (first pass): %s", key[:12], counts)
+    schedule_second_pass(key)
+    acknowledge_erasure(key, self.request.id, again=False)
     return counts
+
+
+def schedule_second_pass(key: str) -> None:
+    """The fast path of the second pass: a countdown task after ``task_time_limit_s`` (the hard limit: by
+    then a task already past its tombstone check has finished or been killed; shorter than the visibility
+    timeout, so the broker does not redeliver it). Lost with the broker, it is run by the sweep instead."""
+    try:
+        forget_user.apply_async(
+            kwargs={"tombstone": key, "again": True},
+            countdown=get_settings().task_time_limit_s,
+            queue=queue_for(TaskName.FORGET_USER, get_settings()),
+        )
+    except (redis.RedisError, OSError, kombu.exceptions.OperationalError) as exc:
+        log.warning("erased user %s…: the second pass is left to the sweep (%s)", key[:12], type(exc).__name__)
+
+
+@app.task(name=TaskName.FORGET_USERS_AGAIN, base=ReliableTask, bind=True)
+def forget_users_again(self: ReliableTask, limit: int = 20) -> int:
+    """Beat: every second pass that is due and not done (its countdown task lost, or not yet run); how many."""
+    with session_scope() as session:
+        owed = due_passes(session, utcnow(), limit)
+    for one in owed:
+        second_pass(one)
+    return len(owed)
 
 
 def acknowledge_erasure(key: str, task_id: str | None, again: bool) -> None:
@@ -156,7 +248,7 @@ def erase_outbox_entries(traces: Traces) -> int:
     """The user's entries in the outbox stream (replies and notifications with their text), read or not.
 
     XDEL also ends their pending state for every consumer group: a gateway that had read one without
-    acknowledging it gets nothing back for it.
+    acknowledging it gets nothing back for it. Then the stream is compacted (``disk_erasure.compact_stream``).
     """
     client, stream = get_redis(), get_settings().outbox_stream
     removed, start = 0, "-"
@@ -167,8 +259,11 @@ def erase_outbox_entries(traces: Traces) -> int:
         if mine:
             removed += delete_entries(client, stream, mine)
         if len(page) < _PAGE:
-            return removed
+            break
         start = "(" + _text(page[-1][0])
+    if removed:  # XDEL leaves the entries' bytes in their nodes, which snapshots write out
+        compact_stream(client, stream, f"{get_settings().redis_key_prefix}:outbox-compacting")
+    return removed
 
 
 _PRIORITY_SEP, _PRIORITY_STEPS = "\x06\x16", (3, 6, 9)  # kombu's Redis transport: a list per priority step

@@ -46,7 +46,15 @@ from models import (
     User,
     WorldFact,
 )
-from models.erasure import UnaccountedTable, erase_user_rows, kept_tables, store_erasers, table_erasers
+from models.erasure import (
+    UnaccountedTable,
+    erase_user_rows,
+    kept_tables,
+    store_erasers,
+    table_erasers,
+    tombstone_key,
+)
+from models.pending_effects import PendingEffects
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import encode_payload
 from workers.events import FORGOTTEN_REASON
@@ -129,6 +137,14 @@ PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
         )  # fmt: skip
     ),
     "self_log": lambda s, user, canary: s.add(SelfLogEntry(user_id=user, content=canary)),
+    "pending_effects": lambda s, user, canary: s.add(
+        PendingEffects(
+            user_id=user,
+            source=f"m-{uuid.uuid4().hex}",
+            next_at=NOW,
+            effects=json.dumps([{"task": "ella.perceive", "kwargs": {"description": canary}}]),
+        )
+    ),  # fmt: skip
     "image_anchors": lambda s, user, canary: s.add(
         ImageAnchorRow(user_id=user, entity="loch", version=1, sha256="0" * 64, prompt=canary)
     ),
@@ -410,7 +426,7 @@ def test_an_ingest_transaction_in_flight_commits_first_and_its_rows_go_with_the_
     ingest = threading.Thread(target=ingest_transaction)
     ingest.start()
     assert stored.wait(30)
-    erasure = threading.Thread(target=lambda: erased.append(forget_in_process(user)))
+    erasure = threading.Thread(target=lambda: erased.append(forget_in_process(user, second_pass=False)))
     erasure.start()
 
     def erasure_waits_on_the_lock() -> bool:
@@ -484,11 +500,14 @@ def test_ella_users_forget_erases_the_user_and_schedules_the_second_pass_without
 
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["erased"]["users"] == 1
-    assert tables_mentioning(canary, user) == {}
-    queued = [json.loads(m) for m in get_redis().lrange(queue, 0, -1)]
+    assert tables_mentioning(canary, user) == {"forgotten_users": 1}  # the id, until the second pass clears it
+    raw = get_redis().lrange(queue, 0, -1)
+    queued = [json.loads(m) for m in raw]
+    key = tombstone_key(user, get_settings().forget_hmac_key.get_secret_value())
     assert [(m["headers"]["task"], m["headers"]["kwargsrepr"]) for m in queued] == [
-        ("ella.forget_user", "{'user': '<erased>', 'again': True}")
+        ("ella.forget_user", repr({"tombstone": key, "again": True}))
     ]
+    assert user not in raw[0]  # ten minutes in Redis (and its AOF): the task names the tombstone only
     assert queued[0]["headers"]["eta"] is not None  # after the hard time limit
     get_redis().delete(queue)
 
@@ -545,3 +564,77 @@ def test_a_failing_task_of_an_erased_user_leaves_a_dead_letter_without_their_id_
     assert len(rows) == 1 and rows[0].task_name == perceive.name and rows[0].user_id is None
     assert canary not in rows[0].reason + rows[0].payload and user not in rows[0].payload
     assert tables_mentioning(canary, user) == {}
+
+
+def test_a_conversation_closing_while_its_user_is_erased_ends_quietly_with_no_dead_letter(migrated_db, monkeypatch):
+    """The memo's model call runs outside a transaction: the erasure can delete the user (and the conversation)
+    meanwhile, and the chat node's insert then fails on the missing user. That is the erasure winning, not a
+    fault: nothing is stored, nothing is dead-lettered (a raw foreign-key error quoting the ids was)."""
+    from datetime import timedelta
+
+    import tasks.conversations
+    from ella.reply import OutgoingReply
+    from models.turns import store_exchange
+    from tasks.conversations import close_conversation
+
+    user, canary = f"closing-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    with session_scope() as s:
+        record = store_exchange(s, message_id=f"m-{uuid.uuid4().hex}", user_id=user, text=canary, sent_at=NOW,
+                                external_conversation_id=None, reply=OutgoingReply("Tell me more"),
+                                timeout=timedelta(minutes=30), user_defaults={}, task_id=None).record  # fmt: skip
+        conv = s.get(Conversation, record.conversation_id)
+        conv.closed_at, conv.close_reason = NOW + timedelta(minutes=30), "inactive"
+    real_notes = tasks.conversations.closing_notes
+
+    def erased_during_the_call(*args, **kwargs):
+        notes = real_notes(*args, **kwargs)
+        forget(user)
+        return notes
+
+    monkeypatch.setattr(tasks.conversations, "closing_notes", erased_during_the_call)
+
+    assert close_conversation.apply(kwargs={"conversation_id": record.conversation_id}).get() == 0
+
+    with autocommit_scope() as s:
+        assert s.scalars(select(DeadLetter.reason)).all() == []
+    forget(user)  # the second pass: what the task wrote after the first (its model call's usage row)
+    assert tables_mentioning(canary, user) == {}
+
+
+def test_a_second_pass_the_broker_lost_is_run_by_the_sweep_once_due_and_acked_once(migrated_db, outbox):
+    """The first pass records the second one it owes on the tombstone; the countdown task is only the fast path.
+    Its loss (a Redis restart without AOF, a kill within the fsync second) is modelled by deleting the queue."""
+    from sqlalchemy import update
+
+    from tasks.privacy import forget_user, forget_users_again
+    from workers.redis_conn import get_redis
+
+    queue = get_settings().queue_inbound
+    get_redis().delete(queue)
+    user, canary = f"lost-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    plant_rows(user, canary)
+    first = forget_user.apply(kwargs={"user": user})
+    key = tombstone_key(user, get_settings().forget_hmac_key.get_secret_value())
+    get_redis().delete(queue)  # the countdown task, lost with the broker
+    with session_scope() as s:
+        s.add(User(id=user))  # a task in flight, past its tombstone check, wrote after the first pass
+        s.flush()
+        s.add(SelfLogEntry(user_id=user, content=canary))
+
+    assert forget_users_again.apply().get() == 0  # not due yet: tasks in flight may still be writing
+    with session_scope() as s:
+        s.execute(update(ForgottenUser).values(second_pass_due_at=NOW))  # the hard time limit has passed
+    assert forget_users_again.apply().get() == 1
+
+    with autocommit_scope() as s:
+        tomb = s.get(ForgottenUser, key)
+        assert tomb.pending_user_id is None and tomb.second_pass_done_at is not None
+        assert s.scalar(select(func.count()).select_from(User)) == 0
+    assert tables_mentioning(canary, user) == {}
+    assert forget_users_again.apply().get() == 0  # done once
+    assert forget_user.apply(kwargs={"tombstone": key, "again": True}).get() == {}  # the fast path, late: nothing
+    acks = [(e.code, e.outbox_id) for e in outbox() if e.kind == "ack" and e.in_reply_to == key[:12]]
+    assert acks == [
+        ("erased", f"ack:ella.forget_user:{first.id}:erased"),
+        ("second_pass_done", f"ack:ella.forget_user:{first.id}:second_pass_done"),
+    ]

@@ -522,3 +522,25 @@ def test_a_real_worker_as_the_worker_role_answers_exports_and_forgets_on_the_own
     finally:
         worker.stop(timeout=20)
         redis_client.delete(*settings.queues)
+
+
+@pytest.mark.parametrize(
+    "command, worker_may",
+    [
+        (["BGREWRITEAOF"], True),
+        (["BGSAVE", "SCHEDULE"], True),
+        (["INFO", "persistence"], True),
+        (["INFO"], False),
+        (["INFO", "clients"], False),
+        (["CONFIG", "GET", "save"], False),
+    ],
+)
+def test_only_the_worker_may_rewrite_redis_files_for_an_erasure_and_read_only_their_progress(
+    command: list[str], worker_may: bool, acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis
+):
+    """The erasure's last step (workers/disk_erasure.py) runs as the worker user: BGREWRITEAOF, BGSAVE and INFO's
+    persistence section, and no other section of INFO nor CONFIG. No other kind may (ACL DRYRUN: nothing runs)."""
+    for kind in KINDS:
+        answer = redis_client.execute_command("ACL", "DRYRUN", acl_users[kind][0], *command)
+        answer = answer.decode() if isinstance(answer, bytes) else str(answer)
+        assert (answer == "OK") == (worker_may and kind == "worker"), f"{kind} {command}: {answer}"

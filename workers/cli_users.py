@@ -32,10 +32,11 @@ def users_forget(
     """Erase the user everywhere and keep a tombstone (a keyed hash) so late messages are refused. Idempotent."""
     if not yes:
         typer.confirm(f"Erase everything about {user!r}? This cannot be undone", abort=True)
-    from tasks.privacy import forget
-    from workers import events
+    from models.erasure import tombstone_key
+    from tasks.privacy import forget, schedule_second_pass
+    from workers.settings import get_settings
 
-    counts = forget(user)
+    counts = forget(user, second_pass=second_pass)  # the tombstone records it: beat's sweep runs it if lost
     if second_pass:
-        events.forget_again(user)
+        schedule_second_pass(tombstone_key(user, get_settings().forget_hmac_key.get_secret_value()))
     typer.echo(json.dumps({"erased": counts, "second_pass_scheduled": second_pass}, sort_keys=True))

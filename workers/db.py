@@ -35,7 +35,7 @@ class SchemaOutOfDate(RuntimeError):
 
 
 def _sqlite_pragmas(engine: Engine) -> None:
-    """WAL, a busy timeout and BEGIN IMMEDIATE: several worker processes share one SQLite file.
+    """WAL, a busy timeout, secure delete and BEGIN IMMEDIATE: several worker processes share one SQLite file.
 
     BEGIN IMMEDIATE takes the write lock when a transaction starts, so two writers queue on the busy
     timeout instead of one failing with "database is locked" when it upgrades a read lock.
@@ -49,6 +49,9 @@ def _sqlite_pragmas(engine: Engine) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA foreign_keys=ON")
+        # A deleted row's bytes are zeroed, not left in the page's free space (the right to be forgotten:
+        # workers/disk_erasure.py truncates the WAL after an erasure).
+        cursor.execute("PRAGMA secure_delete=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")

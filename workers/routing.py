@@ -47,6 +47,7 @@ class TaskName(StrEnum):
     MAKE_GENERIC_CHECKINS = "ella.make_generic_checkins"
     DISPATCH_NOTIFICATIONS = "ella.dispatch_notifications"
     FORGET_USER = "ella.forget_user"
+    FORGET_USERS_AGAIN = "ella.forget_users_again"
     EXPORT_USER = "ella.export_user"
     FORGET_MEMORY = "ella.forget_memory"
     CORRECT_FACT = "ella.correct_fact"
@@ -75,6 +76,7 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.DISPATCH_NOTIFICATIONS: Queue.BATCH,
     # From the gateway, behind the user's messages already queued: those are erased, the later ones refused.
     TaskName.FORGET_USER: Queue.INBOUND,
+    TaskName.FORGET_USERS_AGAIN: Queue.INBOUND,  # an erasure's second pass the broker lost: behind the inbox
     # The user's say over one memory: from the gateway, behind their messages already queued, like an erasure.
     TaskName.EXPORT_USER: Queue.INBOUND,
     TaskName.FORGET_MEMORY: Queue.INBOUND,
