@@ -185,7 +185,7 @@ def turn_effects(payload: IngestPayload, follow: dict[str, Any], named: list[str
         owed.append(events.pictures_of(user_id=payload.user_id, entities=named))
     if "say" in follow:
         return owed
-    turn = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
+    turn: dict[str, Any] = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
     sent_at = payload.sent_at.isoformat()
     memory = {key: follow[key] for key in ("perception", "provenance", "quarantine")}
     owed.append(events.memory_of_turn(**turn, sent_at=sent_at, **memory))
