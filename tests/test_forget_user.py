@@ -55,6 +55,7 @@ from models.erasure import (
     tombstone_key,
 )
 from models.pending_effects import PendingEffects
+from models.world_clock import WorldVersion
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import encode_payload
 from workers.events import FORGOTTEN_REASON
@@ -122,6 +123,7 @@ PLANTERS: dict[str, Callable[[Session, str, str], object]] = {
     ),
     "world_facts": _fact,
     "world_fact_events": _fact_event,
+    "world_versions": lambda s, user, canary: s.add(WorldVersion(user_id=user, version=1)),  # the id only
     "memory_audit": lambda s, user, canary: s.add(
         MemoryAudit(user_id=user, actor="user", action="forget_memory", target="memory:1", reason=canary)
     ),
@@ -388,7 +390,7 @@ def test_forget_user_leaves_no_trace_of_the_user_in_any_store_and_keeps_the_anon
 
 def test_what_a_task_in_flight_wrote_after_the_erasure_goes_in_the_second_pass(migrated_db):
     """An ingest past its tombstone check when the erasure ran stores and publishes after it; the second pass
-    (``events.forget_again``, after the hard time limit) erases that too."""
+    (``tasks.privacy.schedule_second_pass``, after the hard time limit) erases that too."""
     from tasks.ingest import ingest
 
     user, canary = f"flight-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"

@@ -119,26 +119,6 @@ def trigger_ran_out(user_id: str) -> None:
     reflect.apply_async(kwargs={"user_id": user_id}, queue=_queue(TaskName.REFLECT))
 
 
-def forget_again(user: str, first_task_id: str | None = None) -> None:
-    """The second pass of ``ella.forget_user``, once every task that started before the tombstone has ended.
-
-    ``task_time_limit_s`` is the hard limit: by then a task already past its tombstone check has finished or
-    been killed. Shorter than the visibility timeout (settings check it), so the broker does not redeliver it.
-    ``first_task_id``: the first pass's task id, for the second pass's ack (the gateway matches by it).
-    """
-    from tasks.privacy import forget_user
-
-    kwargs: dict[str, Any] = {"user": user, "again": True}
-    if first_task_id:
-        kwargs["first_task_id"] = first_task_id
-    forget_user.apply_async(
-        kwargs=kwargs,
-        countdown=get_settings().task_time_limit_s,
-        queue=_queue(TaskName.FORGET_USER),
-        kwargsrepr=repr({"user": "<erased>", "again": True}),
-    )
-
-
 def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None = None) -> None:
     """The tombstone check of a task that would create or change a user (ingest, profile): an erased user's
     late message or profile is dead-lettered with a reason and the tombstone's key only (no id, no text),
