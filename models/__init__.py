@@ -21,6 +21,7 @@ from models.runs import JobChunk, JobMark, JobRun
 from models.selflog import SelfLogEntry
 from models.usage import ModelCall
 from models.user import User
+from models.world_clock import WorldVersion
 
 __all__ = [
     "MemoryAudit",
@@ -49,4 +50,5 @@ __all__ = [
     "StoryChapter",
     "User",
     "WorldFact",
+    "WorldVersion",
 ]

@@ -16,7 +16,13 @@ JSON) is shared by all of them:
   next read rebuilds it from the ledger, and a tick that read the ledger before that write does not cache its
   older values over it (its write is a Lua script that checks the generation it saw);
 - a lost cache (a flush, an eviction, the hash's week-long expiry) is rebuilt from the ledger the same way:
-  nothing is lost, and a value whose fact is still fresh is not ticked again.
+  nothing is lost, and a value whose fact is still fresh is not ticked again;
+- a lost invalidation (Redis unreachable at the write, or the writer killed between its commit and the HDEL)
+  cannot leave an old value warm: every committed write to a world subject, ticks included, bumps the user's
+  ``world_versions`` row in its own transaction (``models.world_clock``), the hash records the version its
+  values were computed from (field ``_ver``), and a read serves the hash only when that is the database's
+  version now (one primary-key lookup, the only statement of a warm read); otherwise it rebuilds every subject
+  from the ledger under the lock, as for a lost cache.
 
 Redis down: the read falls back to the ledger without a cache (ticks are keyed by their period in the ledger,
 so two workers that tick without the lock still write one fact).
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -33,7 +40,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import redis
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from sqlalchemy.orm import ORMExecuteState, Session
 
 from ella.ledger.facts import NewFact
@@ -43,7 +50,7 @@ from ella.world.lazy import Entry, fresh_until, is_fresh, stale_subjects
 from models.erasure import Traces, register_store
 from models.ledger import WorldFact, append, current, user_zone
 from models.supersession import supersede
-from models.world_clock import advance_world
+from models.world_clock import advance_world, bump_world_version, version_in, world_version
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +59,19 @@ WAIT_S = 20.0  # how long a loser waits for the winner's tick before ticking wit
 CACHE_TTL_S = 7 * 24 * 3600  # an idle user's hash goes; the next read rebuilds it from the ledger
 TICK_REASON = "lazy world tick"
 GENERATION = "_gen"  # a field of the hash, bumped by every invalidation
+VERSION = "_ver"  # a field of the hash: the user's world version (``world_versions``) its values were read at
 _TICKING = "ella.world_cache.ticking"
 
 # Cache a tick's entries only while the hash's generation is the one seen before the ledger was read: an
 # invalidation in between (a ledger write committed after that read) must not be overwritten by older values.
+# ARGV: generation, TTL, world version, n, the n subjects it looked at (dropped first: one the ledger no longer
+# has, a retired mood, must not stay behind under the new version), then subject/entry pairs.
 STORE_IF_UNCHANGED = """
 if (redis.call('HGET', KEYS[1], '_gen') or '0') ~= ARGV[1] then return 0 end
-for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+local n = tonumber(ARGV[4])
+if n > 0 then redis.call('HDEL', KEYS[1], unpack(ARGV, 5, 4 + n)) end
+for i = 5 + n, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], '_ver', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
@@ -101,12 +114,29 @@ class WorldRead:
 
 SessionScope = Callable[[], AbstractContextManager[Session]]
 Prepare = Callable[[Session], object]  # what a tick's transaction does first (``LazyWorldCache.read``)
+VersionOf = Callable[[str], int]  # the user's world version in the database now (``LazyWorldCache.read``)
 
 
 def _default_scope() -> AbstractContextManager[Session]:
     from workers.db import session_scope
 
     return session_scope()
+
+
+_autocommit: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+
+
+def _database_version(user_id: str) -> int:
+    """One primary-key lookup, on an autocommit connection and in Core: no BEGIN/ROLLBACK round trips, no write
+    lock (SQLite), no ORM session (which cost several times the lookup itself on a warm read)."""
+    from workers.db import get_engine
+
+    engine = get_engine()
+    autocommit = _autocommit.get(engine)
+    if autocommit is None:
+        autocommit = _autocommit.setdefault(engine, engine.execution_options(isolation_level="AUTOCOMMIT"))
+    with autocommit.connect() as conn:
+        return version_in(conn, user_id)
 
 
 @dataclass
@@ -116,6 +146,7 @@ class LazyWorldCache:
     client: redis.Redis | None = None
     prefix: str | None = None
     scope: SessionScope = _default_scope
+    version_of: VersionOf = _database_version
     lock_timeout_s: float = LOCK_TIMEOUT_S
     wait_s: float = WAIT_S
     ticks: int = 0
@@ -132,13 +163,19 @@ class LazyWorldCache:
         """The entries in Redis now, fresh or not (one HGETALL)."""
         return self._snapshot(user_id)[0]
 
-    def _snapshot(self, user_id: str) -> tuple[dict[str, Entry], str]:
-        """The entries and the hash's invalidation generation, in one HGETALL."""
+    def _snapshot(self, user_id: str) -> tuple[dict[str, Entry], str, int | None]:
+        """The entries, the hash's invalidation generation and the world version its values were read at (None:
+        unknown, a hash written before versions or by nobody), in one HGETALL."""
         found: dict[Any, Any] = self._redis().hgetall(cache_key(user_id, self.prefix))  # type: ignore[assignment]
         raw = {_text(k): _text(v) for k, v in found.items()}
         subjects = world.world_subjects()
         entries = {s: Entry.decode(s, v) for s, v in raw.items() if s in subjects}
-        return {s: e for s, e in entries.items() if e is not None}, raw.get(GENERATION, "0")
+        version = raw.get(VERSION)
+        return (
+            {s: e for s, e in entries.items() if e is not None},
+            raw.get(GENERATION, "0"),
+            int(version) if version is not None and version.isdigit() else None,
+        )
 
     def read(
         self, user_id: str, now: datetime | None = None, tone: str | None = None, prepare: Prepare | None = None
@@ -150,29 +187,31 @@ class LazyWorldCache:
         now = now or datetime.now(UTC)
         subjects = [t.subject for t in world.tickers()]
         try:
-            entries, generation = self._snapshot(user_id)
+            entries, generation, seen = self._snapshot(user_id)
         except redis.RedisError as exc:
             log.warning("world cache unavailable (%s): reading the ledger", exc)
-            return self._from_ledger(user_id, now, tone, subjects, {}, None, prepare)
+            return self._from_ledger(user_id, now, tone, subjects, {}, None, None, prepare)
         stale = stale_subjects(subjects, entries, now)
         if not stale:
-            return WorldRead(user_id, entries, warm=True)
+            if seen is not None and seen == self.version_of(user_id):
+                return WorldRead(user_id, entries, warm=True)
+            stale = subjects  # a write the hash did not hear of (its invalidation was lost): rebuild it all
         try:
             lock = self._redis().lock(lock_key(user_id, self.prefix), timeout=self.lock_timeout_s,
                                       blocking_timeout=self.wait_s)  # fmt: skip
             acquired = lock.acquire()
         except redis.RedisError as exc:
             log.warning("world lock unavailable (%s): ticking without it", exc)
-            return self._from_ledger(user_id, now, tone, stale, entries, None, prepare)
+            return self._from_ledger(user_id, now, tone, stale, entries, None, None, prepare)
         if not acquired:
             log.warning("world lock of %s held past %.0f s: ticking without it", user_id, self.wait_s)
-            return self._from_ledger(user_id, now, tone, stale, entries, generation, prepare)
+            return self._from_ledger(user_id, now, tone, stale, entries, generation, seen, prepare)
         try:
-            entries, generation = self._snapshot(user_id)  # the winner before us may have ticked everything
+            entries, generation, seen = self._snapshot(user_id)  # the winner before us may have ticked everything
             stale = stale_subjects(subjects, entries, now)
-            if not stale:
+            if not stale and seen is not None and seen == self.version_of(user_id):
                 return WorldRead(user_id, entries, warm=False)
-            return self._from_ledger(user_id, now, tone, stale, entries, generation, prepare)
+            return self._from_ledger(user_id, now, tone, stale, entries, generation, seen, prepare)
         finally:
             try:
                 lock.release()
@@ -187,22 +226,35 @@ class LazyWorldCache:
         stale: list[str],
         entries: dict[str, Entry],
         generation: str | None,
+        seen: int | None,
         prepare: Prepare | None = None,
     ) -> WorldRead:
         """Tick or rebuild ``stale`` from the ledger, then cache them unless the hash was invalidated meanwhile
-        (``generation`` is the one seen before the ledger was read; None: Redis is down, cache nothing)."""
+        (``generation`` is the one seen before the ledger was read; None: Redis is down, cache nothing).
+
+        The database's world version is read first in the transaction, before any fact: a write committed after
+        it is then either seen by this read or counted past it, never cached under it. When it is not ``seen``
+        (the version of the hash's other values) every subject is rebuilt, since those values may predate it.
+        The values are cached under the version this transaction committed, and only when no other write
+        committed in between (its own bump then gives exactly one more)."""
+        subjects = [t.subject for t in world.tickers()]
         with self.scope() as session:
             if prepare is not None:
                 prepare(session)
             session.info[_TICKING] = True  # its own writes are what it caches: they invalidate nothing
+            before = world_version(session, user_id)
+            if before != seen:
+                stale, entries = subjects, {}
             fresh, ticked, rebuilt = refresh(session, user_id, now, tone, stale)
         with self._count_lock:
             self.ticks += len(ticked)
-        if generation is not None and fresh:
+        after = session.info.get(_COMMITTED, {}).get(user_id)
+        version = before if after is None else after if after == before + 1 else None
+        if generation is not None and version is not None and (fresh or before != seen):
             pairs = [x for s, e in fresh.items() for x in (s, e.encode())]
             try:
                 self._redis().eval(STORE_IF_UNCHANGED, 1, cache_key(user_id, self.prefix), generation, CACHE_TTL_S,
-                                   *pairs)  # fmt: skip
+                                   version, len(stale), *stale, *pairs)  # fmt: skip
             except redis.RedisError as exc:
                 log.warning("world cache not written (%s)", exc)
         return WorldRead(user_id, {**entries, **fresh}, warm=False, ticked=tuple(ticked), rebuilt=tuple(rebuilt))
@@ -295,6 +347,8 @@ def read_world(
 # --- invalidation: a ledger write to a world subject drops its cached value after the commit ----------------
 
 _PENDING = "ella.world_cache.pending"
+_BUMPED = "ella.world_cache.bumped"  # user -> the world version this transaction's commit writes
+_COMMITTED = "ella.world_cache.committed"  # ... and once it has committed (what a tick caches under)
 
 
 def _pending(session: Session) -> set[tuple[str, str]]:
@@ -332,8 +386,25 @@ def _note_flush(session: Session, _context: Any) -> None:
             _pending(session).add((obj.user_id, obj.subject))
 
 
+@event.listens_for(Session, "before_commit")
+def _bump_versions(session: Session) -> None:
+    """Every world subject this transaction wrote moves its user's world version, in the same commit: what a
+    cache read at an older version holds is then known to be old, whether or not Redis hears of the write.
+    Flushed first, so an ORM change still pending (a retirement) is noted too. Only at the outermost commit
+    (a savepoint's release fires this too): the bump is the transaction's last statement, so the row lock it
+    takes is never held while waiting on another lock (the world's advisory lock, the user's row)."""
+    if session.in_nested_transaction():
+        return
+    session.flush()
+    pending: set[tuple[str, str]] = session.info.get(_PENDING, set())
+    bumped: dict[str, int] = session.info.setdefault(_BUMPED, {})
+    for user in sorted({user for user, _subject in pending} - set(bumped)):  # one order: no deadlock between two
+        bumped[user] = bump_world_version(session, user)
+
+
 @event.listens_for(Session, "after_commit")
 def _invalidate_after_commit(session: Session) -> None:
+    session.info[_COMMITTED] = session.info.pop(_BUMPED, {})
     pending: set[tuple[str, str]] = session.info.pop(_PENDING, set())
     if session.info.get(_TICKING):
         return
@@ -343,13 +414,14 @@ def _invalidate_after_commit(session: Session) -> None:
     for user, subjects in by_user.items():
         try:
             get_world_cache().invalidate(user, subjects)
-        except redis.RedisError as exc:  # the watermark still expires on its own
+        except redis.RedisError as exc:  # the hash's version is now behind the database's: no read serves it
             log.warning("world cache of %s not invalidated (%s)", user, exc)
 
 
 @event.listens_for(Session, "after_rollback")
 def _forget_pending(session: Session) -> None:
     session.info.pop(_PENDING, None)
+    session.info.pop(_BUMPED, None)
 
 
 # --- erasure -----------------------------------------------------------------------------------------------
