@@ -108,6 +108,74 @@ def test_closing_a_channel_whose_connection_was_collected_leaves_its_unacked_del
     fresh.release()
 
 
+def test_closing_a_channel_then_acking_or_rejecting_its_deliveries_leaves_them_unacked_for_restore(own_redis):
+    """Issue 24.1: a task that finished (ack) or could not send its retry (reject) after the worker's reconnect
+    closed its channel died on ``AttributeError: 'NoneType' object has no attribute 'client'``.
+
+    Both must leave the delivery in the unacked hash, whence ``restore_visible`` puts it back on its queue.
+    """
+    import workers.app  # noqa: F401  (installs workers.broker_patches)
+
+    queue = KombuQueue(f"kq-{uuid.uuid4().hex[:6]}", Exchange("kq"), "kq")
+    conn = Connection(own_redis.url, transport_options={"visibility_timeout": 1})
+    with conn.Producer() as producer:
+        for n in range(3):
+            producer.publish({"n": n}, exchange=queue.exchange, routing_key="kq", declare=[queue])
+    channel = conn.channel()
+    channel.basic_qos(0, 3, False)
+    received: list[object] = []
+    consumer = conn.Consumer(queue, channel=channel, callbacks=[lambda _body, message: received.append(message)])
+    consumer.consume()
+    while len(received) < 3:
+        conn.drain_events(timeout=5)
+    conn._do_close_transport()  # what the consumer's reconnect does: collect() ...
+    channel.close()  # ... then close the channel (its connection becomes None, its pool is dropped)
+
+    acked, rejected, requeued = received
+    acked.ack()  # each raised AttributeError("'NoneType' object has no attribute 'client'") before the fix
+    rejected.reject(requeue=False)
+    requeued.reject(requeue=True)
+
+    assert own_redis.client().hlen("unacked") == 3
+    fresh = Connection(own_redis.url, transport_options={"visibility_timeout": 1})
+    time.sleep(1.1)  # past the 1 s visibility timeout (not a timed assertion: restore needs it to have passed)
+    fresh.default_channel.qos.restore_visible(num=10)
+    assert own_redis.client().llen(queue.name) == 3
+    fresh.release()
+
+
+def test_a_retry_that_cannot_be_sent_requeues_its_delivery_instead_of_dropping_it():
+    """Celery answers a retry it could not publish with ``Reject(requeue=False)``: the worker then deleted the
+    delivery from the unacked hash, and the task was lost whenever Redis was back by the time of the reject."""
+    from celery.exceptions import Reject
+
+    from tests.support.outage_tasks import mark_done_in_redis
+    from workers.settings import get_settings
+
+    queue = get_settings().queue_cognition
+    nobody = Connection(f"redis://127.0.0.1:{free_port()}/0")  # no Redis there: the broker is away
+    mark_done_in_redis.push_request(
+        id=f"t-{uuid.uuid4().hex[:6]}",
+        retries=0,
+        called_directly=False,
+        is_eager=False,
+        delivery_info={"exchange": "", "routing_key": queue},
+        kwargs={"key": "k", "marker": "m"},
+    )
+    try:
+        with pytest.raises(Reject) as rejected:
+            mark_done_in_redis.retry(
+                exc=redis.ConnectionError("Redis went away"),
+                countdown=0,
+                connection=nobody,
+                retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0, "interval_max": 0},
+            )
+    finally:
+        mark_done_in_redis.pop_request()
+        nobody.release()
+    assert rejected.value.requeue is True
+
+
 def _start_worker(own_redis: OwnRedis, migrated_db: str, log: Path) -> subprocess.Popen[bytes]:
     from workers.procs import WorkerProcess
     from workers.settings import get_settings
@@ -253,3 +321,83 @@ def test_a_worker_that_hits_an_unrecoverable_error_exits_non_zero(migrated_db, t
     text = log.read_text(errors="replace")
     assert "Unrecoverable error" in text, text[-2000:]
     assert proc.returncode != 0
+
+
+@pytest.mark.integration
+def test_a_worker_whose_running_tasks_are_cut_off_by_redis_outages_stays_alive_and_finishes_them(
+    own_redis, migrated_db
+):
+    """Issue 24.1: the worker died ("Unrecoverable error: AttributeError: 'NoneType' object has no attribute
+    'client'") acking or rejecting, through the channel its reconnect had closed, a delivery that was running when
+    Redis went away; and tasks were lost on the way: Celery terminates the running late-ack tasks at the
+    connection loss, fails to mark them cancelled (its result backend is the same Redis) and then acked them as
+    revoked (16 of 32 lost before ``workers.broker_patches``).
+
+    Four outages, each with tasks running: the same worker process runs on, and every task finishes once Redis
+    is back. Each outage begins with the queue empty: a message BRPOP pops as Redis shuts down is lost inside
+    kombu whatever Ella does (README, "No Redis fault kills a worker process"), and is not what this test is about.
+    (A retry that cannot be sent is ``test_a_retry_that_cannot_be_sent_requeues_its_delivery_...``.)
+    """
+    from workers.settings import get_settings
+
+    log = VAR / "log" / f"outage-retry-{uuid.uuid4().hex[:6]}.log"
+    worker = _start_outage_worker(own_redis, migrated_db, log)
+    pid = worker.pid
+    done_key = f"done-{uuid.uuid4().hex[:6]}"
+    queue = get_settings().queue_cognition
+    rounds, per_round = 4, 8  # 4 run at once: 4 are reserved, the other 4 run into the outage
+
+    def send(batch: list[str]) -> None:
+        from workers.app import app
+
+        with app.connection_for_write(url=own_redis.url) as conn:
+            for marker in batch:
+                app.send_task(
+                    "tests.mark_done_in_redis",
+                    kwargs={"key": done_key, "marker": marker, "seconds": 1.0},
+                    queue=queue,
+                    connection=conn,
+                )
+
+    def running_with_the_queue_empty() -> bool:
+        client = own_redis.client()
+        try:
+            return client.llen(queue) == 0 and client.hlen("unacked") > 0
+        except redis.RedisError:
+            return False
+
+    try:
+        wait_for(lambda: "ready" in log.read_text(errors="replace"), 60, what="the worker to start")
+        markers = [f"m{i}" for i in range(rounds * per_round)]
+        for round_ in range(rounds):
+            send(markers[round_ * per_round : (round_ + 1) * per_round])
+            wait_for(running_with_the_queue_empty, 60, what="tasks running and none left on the queue")
+            own_redis.stop()
+            time.sleep(2)  # longer than the tasks' hold, so the running ones hit the outage (not a timed assertion)
+            own_redis.start()
+            assert worker.poll() is None, f"worker exited with {worker.returncode}:\n{log.read_text()[-4000:]}"
+        wait_for(
+            lambda: own_redis.client().scard(done_key) == len(markers),
+            180,
+            what="every task to finish after the outages",
+        )
+        text = log.read_text(errors="replace")
+        assert worker.poll() is None and worker.pid == pid
+        assert "Unrecoverable error" not in text, text[-4000:]
+    finally:
+        _stop(worker)
+
+
+def _start_outage_worker(own_redis: OwnRedis, migrated_db: str, log: Path) -> subprocess.Popen[bytes]:
+    from workers.procs import WorkerProcess
+    from workers.settings import get_settings
+
+    worker = WorkerProcess(
+        queues=list(get_settings().queues),
+        concurrency=4,
+        log_path=log,
+        env={"ELLA_REDIS_URL": own_redis.url, "ELLA_DATABASE_URL": migrated_db},
+        extra_args=["-I", "tests.support.outage_tasks"],
+    ).start()
+    assert worker.proc is not None
+    return worker.proc

@@ -14,10 +14,9 @@ from typing import Any
 import redis
 from celery import Celery, signals
 from kombu import Queue
-from kombu.transport import redis as kombu_redis
 
 from beat_schedule import beat_schedule
-from workers import db, envelopes, logs
+from workers import broker_patches, db, envelopes, logs
 from workers.redis_conn import kombu_url, redis_url
 from workers.routing import task_routes
 from workers.settings import Settings, get_settings
@@ -47,35 +46,7 @@ TASK_MODULES = [
 
 log = logging.getLogger("workers.app")
 
-_kombu_restore_unacked = kombu_redis.QoS.restore_unacked
-
-
-def _restore_unacked_unless_connection_gone(self: kombu_redis.QoS, client: Any = None) -> Any:
-    """kombu's Redis ``QoS.restore_unacked``, except on a channel whose connection was already torn down.
-
-    Why: when Redis restarts under load, Celery's consumer collects the broken connection (kombu sets the
-    transport's ``client`` to None) and then closes it; closing a channel that still holds unacked deliveries
-    calls ``restore_unacked``, which builds a new Redis pool from ``connection.client.hostname`` and raises
-    ``AttributeError: 'NoneType' object has no attribute 'hostname'``. That is not a connection error, so
-    ``ignore_errors`` lets it through and the worker dies with "Unrecoverable error" (3 of 9 loaded restarts).
-    Upstream: celery/kombu#582 ("Error on restarting Gossip", the same ``_connparams`` traceback on channel
-    close) and celery/kombu#970 (unacked restore at close losing tasks); no fix in kombu 5.7.0 (pinned in
-    constraints.txt). Skipping the restore loses nothing: the deliveries are still in Redis's unacked hash,
-    and ``restore_visible`` (every worker, each ``unacked_restore_interval_s``) requeues them once their
-    visibility timeout passes, as after a ``kill -9``. Remove when kombu checks the connection itself.
-    """
-    transport = getattr(self.channel, "connection", None)
-    if client is None and (transport is None or getattr(transport, "client", None) is None):
-        log.warning(
-            "broker connection already closed: %d unacked delivery(ies) left for the visibility-timeout restore",
-            len(self._delivered),
-        )
-        self._delivered.clear()
-        return None
-    return _kombu_restore_unacked(self, client)
-
-
-kombu_redis.QoS.restore_unacked = _restore_unacked_unless_connection_gone  # type: ignore[method-assign]
+broker_patches.install()  # a torn-down broker connection leaves its deliveries unacked, never kills the worker
 envelopes.install()  # a malformed message on our queues is a dead letter, never a dead worker
 
 

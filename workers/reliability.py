@@ -18,7 +18,9 @@ from typing import Any
 import redis
 from celery import Task
 from celery.canvas import Signature
+from celery.exceptions import Reject
 from celery.utils.time import get_exponential_backoff_interval
+from kombu.exceptions import OperationalError as BrokerUnreachable
 from sqlalchemy.exc import OperationalError, StatementError
 
 from ella.contract import MalformedPayload
@@ -34,6 +36,15 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     OperationalError,
     redis.ConnectionError,
     redis.TimeoutError,
+)
+
+
+# What publishing a retry raises when the broker is unreachable (kombu re-raises connection errors as its own).
+RETRY_NOT_SENT_ERRORS: tuple[type[BaseException], ...] = (
+    BrokerUnreachable,
+    redis.ConnectionError,
+    redis.TimeoutError,
+    ConnectionError,
 )
 
 
@@ -104,6 +115,29 @@ class ReliableTask(Task):
             shown_kwargs if shown_kwargs is not None else repr({key: "…" for key in sent_kwargs})
         )
         return signature
+
+    def retry(self, *args: Any, **kwargs: Any) -> Any:
+        """Celery's ``Task.retry``; a retry that could not be sent leaves the delivery to be run again.
+
+        Why: when publishing the retry's message fails, Celery raises ``Reject(requeue=False)``, and the worker
+        then drops the delivery from Redis's unacked hash: with the broker away (a Redis fault is both what
+        made the task retry and what the retry is sent to) the task was lost whenever Redis was back by the
+        time of the reject. ``requeue=True`` puts it back on its queue instead; if Redis is still away that
+        fails too, and the delivery stays unacked for ``restore_visible`` (after the visibility timeout), or
+        for the inbox sweep if it is an inbound message. It runs again with the same retry count.
+        """
+        try:
+            return super().retry(*args, **kwargs)
+        except Reject as exc:
+            if exc.requeue or not isinstance(exc.reason, RETRY_NOT_SENT_ERRORS):
+                raise
+            log.warning(
+                "could not send the retry of %s (%s: %s); its delivery is requeued instead",
+                self.request.id,
+                type(exc.reason).__name__,
+                exc.reason,
+            )
+            raise Reject(exc.reason, requeue=True) from exc
 
     def transient_retry(self, exc: BaseException) -> BaseException:
         """Celery's retry after a database or Redis fault: exponential backoff, full jitter, capped by settings."""
