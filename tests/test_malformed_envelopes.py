@@ -162,3 +162,77 @@ def test_malformed_envelopes_become_dead_letters_and_the_worker_keeps_running(st
     )
     assert result.get(timeout=60) == 0
     assert worker.proc.poll() is None
+
+
+def deep_body_envelope(queue: str, depth: int = 100_000) -> str:
+    """A task message whose body is valid JSON nested ``depth`` deep inside its kwargs, naming its request."""
+    nested = "[" * depth + "]" * depth
+    body = '[[], {"user_id": "u-deep", "message_id": "m-deep", "text": ' + nested + "}, null]"
+    return envelope(queue, raw_body=base64.b64encode(body.encode()).decode())
+
+
+def deep_headers_envelope(queue: str, depth: int = 100_000) -> str:
+    """A task message whose envelope itself (a header's value) nests ``depth`` deep."""
+    shallow = envelope(queue, header_changes={"stamps": "DEEP"})
+    return shallow.replace('"DEEP"', "[" * depth + "]" * depth)
+
+
+def test_a_body_nested_deeper_than_the_limit_is_refused_with_its_depth_and_keeps_its_request_ids():
+    """Issue 24.2: ``json.loads`` of a body nested 100,000 deep raised RecursionError in the worker's poll loop."""
+    from workers.envelopes import MAX_NESTING, request_ids, tolerant_loads
+
+    queue = get_settings().queue_cognition
+    decoded = tolerant_loads(deep_body_envelope(queue))
+    problem = envelope_problem(decoded, queue, lambda _name: True)
+    assert problem == f"body nested deeper than {MAX_NESTING} levels (100002)"
+    assert request_ids(decoded) == {"user_id": "u-deep", "message_id": "m-deep"}
+
+
+def test_an_envelope_nested_deeper_than_the_limit_is_refused_before_kombu_parses_it():
+    from workers.envelopes import MAX_NESTING, UndecodableEnvelope, tolerant_loads
+
+    queue = get_settings().queue_cognition
+    decoded = tolerant_loads(deep_headers_envelope(queue))
+    assert isinstance(decoded, UndecodableEnvelope)
+    assert envelope_problem(decoded, queue, lambda _name: True) == (
+        f"envelope nested deeper than {MAX_NESTING} levels (100002)"
+    )
+
+
+def test_a_body_just_within_the_nesting_limit_passes():
+    from workers.envelopes import MAX_NESTING, tolerant_loads
+
+    queue = get_settings().queue_cognition
+    inner = "[" * (MAX_NESTING - 2) + "]" * (MAX_NESTING - 2)  # the body's list and kwargs object are 2 levels
+    body = '[[], {"text": ' + inner + "}, null]"
+    raw = envelope(queue, raw_body=base64.b64encode(body.encode()).decode())
+    assert envelope_problem(tolerant_loads(raw), queue, lambda _name: True) is None
+
+
+@pytest.mark.integration
+def test_deeply_nested_envelopes_become_dead_letters_and_the_worker_keeps_running(start_worker, redis_client):
+    """Issue 24.2: one such message made the worker exit, and it was lost with no dead letter."""
+    settings = get_settings()
+    worker = start_worker(concurrency=1)
+    queue = settings.queue_cognition
+    redis_client.lpush(queue, deep_body_envelope(queue))
+    redis_client.lpush(queue, deep_headers_envelope(queue))
+
+    def rows() -> list[DeadLetter]:
+        with session_scope() as session:
+            return list(session.scalars(select(DeadLetter).order_by(DeadLetter.id)))
+
+    wait_for(lambda: len(rows()) >= 2, 90, what="2 dead letters")
+    by_reason = {row.reason: row for row in rows()}
+    body_row = next(row for reason, row in by_reason.items() if "body nested deeper than" in reason)
+    # The payload is JSON text (cut to its head, the raw envelope being long); the ids come first in it.
+    assert '"user_id": "u-deep"' in body_row.payload and '"message_id": "m-deep"' in body_row.payload
+    assert any("envelope nested deeper than" in reason for reason in by_reason)
+    assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+    assert redis_client.llen(queue) == 0
+
+    from workers.app import app
+
+    result = app.send_task(TaskName.CLOSE_DUE_CONVERSATIONS, queue=queue, ignore_result=False)
+    assert result.get(timeout=60) == 0
+    assert worker.proc.poll() is None

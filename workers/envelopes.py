@@ -57,30 +57,90 @@ log = logging.getLogger(__name__)
 
 MAX_RAW_CHARS = 200_000
 MAX_BODY_CHARS = 1_000_000
+# Deepest JSON nesting accepted in an envelope or a body. Ella's own messages nest 4-6 levels; Python's json,
+# pickle (the prefork pool) and Celery's own code recurse, and past ~1,000 levels they raise RecursionError in
+# the worker's poll loop: the worker exited and the message was lost (a body nested 100,000 deep).
+MAX_NESTING = 32
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]')
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 _ID_KWARGS = ("user_id", "message_id", "request_id", "updated_at")
 
 
 class UndecodableEnvelope(dict[str, Any]):
-    """What the tolerant ``loads`` returns for a queue item that is not JSON: the text, for the dead letter."""
+    """What the tolerant ``loads`` returns for a queue item it will not decode: the text, for the dead letter."""
 
-    def __init__(self, raw: str, error: str) -> None:
+    def __init__(self, raw: str, error: str, problem: str | None = None) -> None:
         super().__init__()
         self.raw = raw
         self.error = error
+        self.problem = problem or f"envelope is not JSON ({error})"
+
+
+def json_scan(text: str) -> tuple[int, dict[str, str]]:
+    """(deepest nesting, the request ids at the body's kwargs level) of JSON ``text``, without parsing it.
+
+    Why not ``json.loads``: it recurses, and a deep enough text raises ``RecursionError`` instead of an answer.
+    This walks the strings and brackets (a C regex and one loop, no recursion), so it tells how deep a text is
+    whatever its depth, and still finds ``user_id``/``message_id``/``request_id``/``updated_at`` string values
+    of the object two levels down (a body's kwargs: ``[args, {kwargs}, embed]``) for the dead letter.
+    """
+    stack: list[str] = []
+    deepest = 0
+    ids: dict[str, str] = {}
+    key: str | None = None
+    awaiting_value = False
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            stack.append(token)
+            deepest = max(deepest, len(stack))
+            key, awaiting_value = None, False
+        elif token in ("]", "}"):
+            if stack:
+                stack.pop()
+            key, awaiting_value = None, False
+        elif token == ":":
+            awaiting_value = key is not None
+        elif token == ",":
+            key, awaiting_value = None, False
+        elif awaiting_value and key is not None:
+            value = _flat_string(token)
+            if value:
+                ids.setdefault(key, value)
+            key, awaiting_value = None, False
+        elif len(stack) == 2 and stack == ["[", "{"]:
+            name = _flat_string(token)
+            key = name if name in _ID_KWARGS else None
+    return deepest, ids
+
+
+def _flat_string(token: str) -> str | None:
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
 
 
 def tolerant_loads(text: Any, *args: Any, **kwargs: Any) -> Any:
-    """kombu's ``loads``, except that text which is not JSON comes back as an ``UndecodableEnvelope``."""
+    """kombu's ``loads``, except that text which is not JSON, or nests deeper than ``MAX_NESTING``, comes back
+    as an ``UndecodableEnvelope`` (so it reaches the check instead of raising inside kombu's poll loop)."""
+    raw = text if isinstance(text, str) else text.decode("utf-8", "replace") if isinstance(text, bytes) else None
+    if raw is not None:
+        deepest, _ = json_scan(raw)
+        if deepest > MAX_NESTING:
+            return UndecodableEnvelope(
+                raw, "nested too deep", f"envelope nested deeper than {MAX_NESTING} levels ({deepest})"
+            )
     try:
         return kombu_loads(text, *args, **kwargs)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, RecursionError) as exc:
         raw = text if isinstance(text, str) else repr(text)
         return UndecodableEnvelope(raw, f"{type(exc).__name__}: {str(exc)[:200]}")
 
 
-def _decode_body(envelope: Mapping[str, Any]) -> tuple[Any, str | None]:
-    """The message body as Python, or the reason it cannot be read."""
+def _body_text(envelope: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The message body as JSON text, or the reason it cannot be read."""
     body = envelope.get("body")
     properties = envelope.get("properties")
     encoding = properties.get("body_encoding") if isinstance(properties, Mapping) else None
@@ -103,8 +163,22 @@ def _decode_body(envelope: Mapping[str, Any]) -> tuple[Any, str | None]:
     else:
         return None, f"unknown body encoding {str(encoding)[:40]!r} (base64 or utf-8)"
     try:
-        return json.loads(raw.decode("utf-8")), None
-    except (UnicodeDecodeError, ValueError):
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return None, "body is not JSON (UTF-8)"
+
+
+def _decode_body(envelope: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """The message body as Python, or the reason it cannot be read (a body too deep is measured, not parsed)."""
+    text, problem = _body_text(envelope)
+    if text is None:
+        return None, problem
+    deepest, _ = json_scan(text)
+    if deepest > MAX_NESTING:
+        return None, f"body nested deeper than {MAX_NESTING} levels ({deepest})"
+    try:
+        return json.loads(text), None
+    except (ValueError, RecursionError):
         return None, "body is not JSON (UTF-8)"
 
 
@@ -176,7 +250,7 @@ def _header_problem(headers: Mapping[str, Any]) -> str | None:
 def envelope_problem(envelope: Any, queue: str, registered: Callable[[str], bool]) -> str | None:
     """Why this raw queue item cannot be run as a task from ``queue``; None when it can."""
     if isinstance(envelope, UndecodableEnvelope):
-        return f"envelope is not JSON ({envelope.error})"
+        return envelope.problem
     if not isinstance(envelope, dict):
         return f"envelope is a JSON {type(envelope).__name__}, not an object"
     properties = envelope.get("properties")
@@ -220,7 +294,12 @@ def request_ids(envelope: Any) -> dict[str, str]:
     if not isinstance(envelope, dict) or isinstance(envelope, UndecodableEnvelope):
         return {}
     body, problem = _decode_body(envelope)
-    if problem or not isinstance(body, list) or len(body) < 2 or not isinstance(body[1], dict):
+    if problem is not None:
+        if not problem.startswith("body nested deeper"):
+            return {}
+        text, _ = _body_text(envelope)  # too deep to parse, but it may name its request at the kwargs level
+        return json_scan(text)[1] if text is not None else {}
+    if not isinstance(body, list) or len(body) < 2 or not isinstance(body[1], dict):
         return {}
     return {name: body[1][name] for name in _ID_KWARGS if isinstance(body[1].get(name), str) and body[1][name]}
 
