@@ -17,6 +17,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -117,13 +118,24 @@ def dispose_after_fork() -> None:
 
 @contextmanager
 def session_scope(settings: Settings | None = None) -> Iterator[Session]:
-    """One transaction: commit on success, roll back on any error, always close."""
+    """One transaction: commit on success, roll back on any error, always close.
+
+    A soft time limit is the exception: Celery raises it from a signal handler, possibly while psycopg waits for
+    a statement's result; the connection is then still busy with that statement, and the ROLLBACK (or, in
+    ``autocommit_scope``, the reset on close) failed with psycopg's "sending query failed: another command is
+    already in progress", which replaced the SoftTimeLimitExceeded: the notification dispatch took it for a
+    candidate's failure and dead-lettered it (issue 24.7), and ``ReliableTask`` would have retried it as a
+    transient database fault. Invalidating closes the connection without a statement; nothing was committed.
+    """
     session = _sessions(settings, autocommit=False)()
     try:
         yield session
         session.commit()
-    except BaseException:
-        session.rollback()
+    except BaseException as exc:
+        if isinstance(exc, SoftTimeLimitExceeded):
+            session.invalidate()  # the connection may be mid-statement: no ROLLBACK on it
+        else:
+            session.rollback()
         raise
     finally:
         session.close()
@@ -135,6 +147,9 @@ def autocommit_scope(settings: Settings | None = None) -> Iterator[Session]:
     session = _sessions(settings, autocommit=True)()
     try:
         yield session
+    except SoftTimeLimitExceeded:
+        session.invalidate()  # see session_scope
+        raise
     finally:
         session.close()
 
