@@ -5,7 +5,9 @@ would. Kinds: a body that is JSON but not Celery's ``[args, kwargs, embed]``, an
 a body that is not base64, an unknown task name, a known task on the wrong queue (a perceive with nonsense
 arguments on inbound; a valid ingest on cognition),
 ingest kwargs of the wrong types, and seeded byte flips of a valid envelope. The real messages around them
-must all be answered once and every worker must still be running.
+must all be answered once and every worker must still be running. ``deep_json_envelope``: JSON nested 100,000
+deep, in a task's body and in the envelope itself (issue 24: one such body killed a worker, leaving no dead
+letter); each must be dead-lettered and no worker may exit.
 """
 
 from __future__ import annotations
@@ -102,4 +104,73 @@ def envelopes(chaos: Chaos) -> dict[str, Any]:
                          left_in_queues=left)  # fmt: skip
 
 
-FAULTS = {"envelopes": envelopes}
+DEEP = 100_000  # nesting of the deep-JSON envelopes: far past any recursion limit
+
+
+def deep_envelopes(inbound: str, user: str) -> list[tuple[str, str, str]]:
+    """(kind, task id, raw envelope): a body nested ``DEEP`` deep, and the envelope itself nested that deep (a
+    header holds the nest: kombu's own ``json.loads`` of the envelope meets it before any task code runs)."""
+    deep = "[" * DEEP + "]" * DEEP
+    body = envelope("ella.ingest_message", None, inbound, body=deep.encode())
+    kwargs = {"message_id": "deep", "user_id": user, "text": "hi", "sent_at": datetime.now(UTC).isoformat()}
+    outer = envelope("ella.ingest_message", kwargs, inbound)
+    outer["headers"]["chaos_nest"] = "__DEEP__"
+    return [
+        ("deep_body", body["headers"]["id"], json.dumps(body)),
+        ("deep_envelope", outer["headers"]["id"], json.dumps(outer).replace('"__DEEP__"', deep)),
+    ]
+
+
+def deep_json_envelope(chaos: Chaos) -> dict[str, Any]:
+    """Both deep envelopes LPUSHed onto the inbound queue between real messages: no worker may die (a
+    ``RecursionError`` in a decoder is one exception, not an exit), each must leave a dead letter, and the real
+    messages around them must be answered once."""
+    from sqlalchemy import create_engine, text
+
+    from workers.settings import get_settings
+
+    settings = get_settings()
+    name = "deep_json_envelope"
+    deep = deep_envelopes(settings.queue_inbound, f"{name}-u0")
+    client = chaos.redis.client()
+    engine = create_engine(chaos.db_url)
+    with engine.connect() as conn:
+        before = int(conn.scalar(text("SELECT coalesce(max(id), 0) FROM dead_letters")) or 0)
+
+    def fault(window: Window) -> None:
+        for _, _, raw in deep:
+            client.lpush(settings.queue_inbound, raw)
+            time.sleep(0.2)
+        window.cleared_at = time.time()
+
+    try:
+        sent, window = chaos.traffic(name, 20, rate=6.0, fault_at_index=5, fault=fault)
+        chaos.wait_answered(set(sent), bound=60, settle=4)
+        deadline = time.monotonic() + 20
+        while True:
+            with engine.connect() as conn:
+                letters = conn.execute(text("SELECT task_id, reason FROM dead_letters WHERE id > :b"),
+                                       {"b": before}).all()  # fmt: skip
+            ids = {r.task_id for r in letters}
+            body_letter = deep[0][1] in ids
+            # The envelope's own nest may hide its task id from whatever records it: any other new dead letter
+            # counts for it (no other fault runs meanwhile, and the real messages leave none).
+            envelope_letter = deep[1][1] in ids or len([r for r in letters if r.task_id != deep[0][1]]) > 0
+            if (body_letter and envelope_letter) or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+    finally:
+        engine.dispose()
+    alive = all(p.alive for p in chaos.procs.values())
+    left = client.llen(settings.queue_inbound)
+    problems = []
+    if not body_letter:
+        problems.append("no dead letter for the envelope whose body is nested 100,000 deep")
+    if not envelope_letter:
+        problems.append("no dead letter for the envelope nested 100,000 deep itself")
+    return chaos.verdict(name, sent, window, deep_envelopes=[k for k, _, _ in deep], all_alive=alive,
+                         dead_letters=[r.reason[:120] for r in letters], left_in_inbound=left,
+                         problems=problems)  # fmt: skip
+
+
+FAULTS = {"envelopes": envelopes, "deep_json_envelope": deep_json_envelope}

@@ -49,6 +49,7 @@ FAST_ENV = {
     "ELLA_INBOX_RESEND_GRACE_S": "2",
     "ELLA_INBOX_SWEEP_INTERVAL_S": "2",
     "ELLA_LOG_JSON": "true",
+    "ELLA_NOTIFICATION_PAGE": "100",  # notification_kill9: a commit per 100 sends, so kills strike mid-send
 }
 
 
@@ -149,6 +150,20 @@ class ComposeProcess:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
 
+    def kill9_pool_child(self) -> bool:
+        """kill -9 of the prefork pool's child processes only (what runs the task: the OOM killer's choice); the
+        worker's main process stays and forks new ones. False when it has none (not running, or a thread pool)."""
+        if not self.alive:
+            return False
+        assert self.proc is not None
+        children = children_of(self.proc.pid)
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return bool(children)
+
     def stop(self, timeout: float = 30) -> None:
         if not self.alive:
             return
@@ -158,6 +173,19 @@ class ComposeProcess:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill9()
+
+
+def children_of(pid: int) -> list[int]:
+    """The direct children of ``pid``, from ``/proc/*/stat`` (its 4th field is the parent's pid)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields and int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
 
 
 @dataclass
@@ -299,8 +327,12 @@ class Chaos:
         text: Callable[[int], str] = lambda i: f"Today I walked by the river and thought about my sister, {i}",
         fault_at_index: int | None = None,
         fault: Callable[[Window], None] | None = None,
+        user: Callable[[int], str] | None = None,
     ) -> tuple[dict[str, float], Window]:
-        """Send ``n`` messages at ``rate``; start ``fault`` in a thread before message ``fault_at_index``."""
+        """Send ``n`` messages at ``rate``; start ``fault`` in a thread before message ``fault_at_index``.
+
+        ``user``: who sends message ``i`` (default five users, ``<prefix>-u<i % 5>``)."""
+        user_of = user or (lambda i: f"{prefix}-u{i % 5}")
         window = Window()
         sent: dict[str, float] = {}
         t0 = time.monotonic()
@@ -312,7 +344,7 @@ class Chaos:
                 time.sleep(delay)
             mid = f"{prefix}-m{i}-{uuid.uuid4().hex[:4]}"
             sent[mid] = time.time()
-            self.send(mid, f"{prefix}-u{i % 5}", text(i))
+            self.send(mid, user_of(i), text(i))
         if fault is None:
             window.fault_at = window.cleared_at = min(sent.values(), default=time.time())
             window.done.set()
@@ -375,6 +407,12 @@ class Chaos:
 
     # -- the verdict -------------------------------------------------------------------------------------------
 
+    def restarts_line(self) -> dict[str, Any]:
+        """``{"restarts": {...}}`` for a fault's line (what died on its own during it), taken: it is counted once."""
+        died = dict(self.restarts)
+        self.restarts.clear()
+        return {"restarts": died} if died else {}
+
     def verdict(self, name: str, sent: dict[str, float], window: Window, **extra: Any) -> dict[str, Any]:
         from sqlalchemy import create_engine
 
@@ -400,9 +438,7 @@ class Chaos:
         }
         if garbage.ella_user_claims:
             line["ella_user_claims"] = garbage.ella_user_claims
-        if self.restarts:
-            line["restarts"] = dict(self.restarts)  # died on their own during this fault, restarted
-            self.restarts.clear()
+        line.update(self.restarts_line())  # died on their own during this fault, restarted
         return line
 
 

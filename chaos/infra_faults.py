@@ -1,5 +1,8 @@
 """Faults of the infrastructure: Redis shut down and killed -9 (AOF everysec), PostgreSQL restarted, the
-inbound worker killed -9. Each sends 40 messages at 8/s and strikes before the 11th."""
+inbound worker killed -9. Each sends 40 messages at 8/s and strikes before the 11th.
+
+A server's fault line carries ``outage_s``, how long it was away (until it answered again): the judged bound is
+on the recovery after its return (``chaos.judging``), not on the time it was down on purpose."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ def _redis(chaos: Chaos, name: str, stop: Callable[[], None]) -> dict[str, Any]:
 
     sent, window = chaos.traffic(name, N, fault_at_index=AT, fault=fault)
     chaos.wait_answered(set(sent), bound=90, settle=14)  # visibility 10 s + restore: duplicates show
-    return chaos.verdict(name, sent, window)
+    return chaos.verdict(name, sent, window, outage_s=round(window.cleared_at - window.fault_at, 2))
 
 
 def redis_shutdown(chaos: Chaos) -> dict[str, Any]:
@@ -40,7 +43,7 @@ def postgres_restart(chaos: Chaos) -> dict[str, Any]:
 
     sent, window = chaos.traffic("postgres_restart", N, fault_at_index=AT, fault=fault)
     chaos.wait_answered(set(sent), bound=90, settle=14)
-    return chaos.verdict("postgres_restart", sent, window)
+    return chaos.verdict("postgres_restart", sent, window, outage_s=round(window.cleared_at - window.fault_at, 2))
 
 
 def worker_kill9(chaos: Chaos) -> dict[str, Any]:

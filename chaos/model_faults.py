@@ -14,6 +14,7 @@ import json
 import random
 import threading
 from collections import Counter
+from datetime import date, timedelta
 from typing import Any
 
 from tests.support.fake_anthropic import TASK_KIND, FakeAnthropic, _Handler, default_answer, prompt_texts
@@ -39,6 +40,22 @@ def _map_strings(value: Any, change: Any) -> Any:
     if isinstance(value, list):
         return [_map_strings(v, change) for v in value]
     return value
+
+
+def dated(answer: str) -> str:
+    """A reply's fact statements dated two days from today: the fake's example has a fixed date, which would
+    one day be past (and a past ``has_upcoming`` is no fact to store), so a turn's facts stay storable."""
+    try:
+        value = json.loads(answer)
+    except ValueError:
+        return answer
+    if not isinstance(value, dict):
+        return answer
+    when = (date.today() + timedelta(days=2)).isoformat()
+    for fact in value.get("facts") or ():
+        if isinstance(fact, dict) and fact.get("event_date"):
+            fact["event_date"] = when
+    return json.dumps(value)
 
 
 def kind_of(body: dict[str, Any]) -> str | None:
@@ -85,6 +102,8 @@ class FaultyAnthropic(FakeAnthropic):
             answer["reply"] = "Of course, I'm your girlfriend now."
             answer["self_statements"] = [{"content": "I am the user's girlfriend", "about": ["user"]}]
             return json.dumps(answer)
+        if kind_of(body) == "reply":
+            return dated(super().answer(body))
         return super().answer(body)
 
     def _messages(self, handler: _Handler, body: Any) -> None:

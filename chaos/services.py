@@ -1,9 +1,11 @@
 """The suite's own Redis and PostgreSQL processes, on free ports in a temp dir, never the shared 6379/5432.
 
 Why private servers: the faults stop, kill -9 and restart them, which would break every other run on the
-machine's shared servers. Redis runs as deployed (docker-compose.yml): AOF with an fsync a second,
-noeviction. PostgreSQL's ``initdb`` refuses to run as root, so as root the cluster is made and run as the
-``postgres`` user (``runuser``), which owns its directory.
+machine's shared servers. Redis runs as deployed (docker-compose.yml's ``redis`` command, nothing more): AOF with
+an fsync a second, noeviction, and the image's default snapshots (``save`` left as Redis ships it, so a
+``dump.rdb`` is written as in production); its data dir is what the erasure's disk scan reads. PostgreSQL's
+``initdb`` refuses to run as root, so as root the cluster is made and run as the ``postgres`` user
+(``runuser``), which owns its directory.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class RedisServer:
             shutil.which("redis-server") or "redis-server",
             "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
             "--appendonly", "yes", "--appendfsync", "everysec", "--maxmemory-policy", "noeviction",
-            "--save", "", "--logfile", str(self.directory / "redis.log"),
+            "--logfile", str(self.directory / "redis.log"),
         ]  # fmt: skip
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_until(self.answers, 30, "redis-server answers PING")
@@ -84,6 +86,19 @@ class RedisServer:
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.shutdown()
+
+    def persistence_idle(self) -> bool:
+        """No AOF rewrite and no snapshot in progress or scheduled (what is on disk is what will stay)."""
+        try:
+            info = self.client().info("persistence")
+        except redis.RedisError:
+            return False
+        busy = ("aof_rewrite_in_progress", "aof_rewrite_scheduled", "rdb_bgsave_in_progress")
+        return not any(int(info.get(k) or 0) for k in busy)
+
+    def data_files(self) -> list[Path]:
+        """Every file of the data dir (the AOF directory's parts, ``dump.rdb``), the server's log left out."""
+        return sorted(p for p in self.directory.rglob("*") if p.is_file() and p.name != "redis.log")
 
 
 class PostgresCluster:
@@ -125,6 +140,13 @@ class PostgresCluster:
     def start(self) -> PostgresCluster:
         self.pg_ctl("start")
         return self
+
+    def checkpoint(self) -> None:
+        """CHECKPOINT: every dirty page written to the heap files, so a scan of ``base/`` sees what is stored."""
+        import psycopg
+
+        with psycopg.connect(f"postgresql://postgres@127.0.0.1:{self.port}/postgres", autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
 
     def restart(self) -> None:
         """``pg_ctl restart -m fast``: every connection is cut, the server is back in a second or two."""
