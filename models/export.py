@@ -133,7 +133,10 @@ EXPORTED_TABLES: dict[str, str] = {
 
 # Table -> why its rows are not in the document.
 NOT_EXPORTED: dict[str, str] = {
-    "forgotten_users": "tombstones hold no user data: a keyed hash of an erased id and the time",
+    "forgotten_users": "tombstones: a keyed hash of an erased id and the time (the id itself only until the "
+    "erasure's second pass, and of a user already erased)",
+    "pending_effects": "the tasks a commit still owes (seconds, normally): the same words are exported as the "
+    "messages they derive from",
     "crisis_referrals": "anonymous: time, category and detector only, no user id (SB 243's yearly count)",
     "model_batches": "a batch submission's bookkeeping: provider, status, counts; nothing of a user",
     "model_batch_items": "a queued model request's working copy of the user's rows (exported in their own parts); "
