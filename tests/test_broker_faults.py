@@ -7,6 +7,7 @@ again without touching the Redis the other tests share.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -227,6 +228,33 @@ def test_a_worker_reconnects_after_redis_restarts_under_load_and_runs_new_tasks(
         )
         assert proc.poll() is None
         assert "Unrecoverable error" not in log.read_text(errors="replace")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.mark.integration
+def test_a_worker_that_lost_redis_tries_again_every_two_seconds_at_most_and_comes_back(own_redis, migrated_db):
+    """Celery's consumer reconnected with kombu's default intervals (2, 4, 6, 8... up to 30 s): after a 10-20 s
+    outage the next attempt came seconds after Redis was back, and ``make chaos``'s Redis faults recovered just
+    past 30 s. ``workers.consumer.EllaConsumer`` caps the wait at ``broker_reconnect_max_s`` (2 s); its log says
+    what it waits ("Trying again in N seconds"), which is read here rather than timed."""
+    log = VAR / "log" / f"reconnect-{uuid.uuid4().hex[:6]}.log"
+    proc = _start_worker(own_redis, migrated_db, log)
+    try:
+        wait_for(lambda: "ready" in log.read_text(errors="replace"), 60, what="the worker to start")
+        own_redis.stop()
+        waits = lambda: re.findall(r"Trying again in ([0-9.]+) seconds", log.read_text(errors="replace"))  # noqa: E731
+        wait_for(lambda: len(waits()) >= 5, 60, what="five reconnect attempts")
+        own_redis.start()
+        wait_for(lambda: "Connected to redis" in log.read_text(errors="replace").split("Trying again")[-1], 30,
+                 what="the worker to reconnect")  # fmt: skip
+        assert max(float(w) for w in waits()) <= 2.0, waits()  # kombu's defaults: 2, 4, 6, 8, 10
+        assert proc.poll() is None
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)

@@ -72,6 +72,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
+        "worker_consumer": "workers.consumer:EllaConsumer",  # reconnects within seconds (see that module)
         "worker_cancel_long_running_tasks_on_connection_loss": True,
         "task_time_limit": settings.task_time_limit_s,
         "task_soft_time_limit": settings.task_soft_time_limit_s,

@@ -120,6 +120,12 @@ class Settings(BaseSettings):
         description="An unanswered message no worker holds gets an early look this long after it was sent, then at "
         "doubling intervals: a committed reply is published, a message not stored is sent again (after an outage).",
     )
+    broker_reconnect_start_s: float = Field(
+        0.5, gt=0, description="A worker that lost Redis tries again after this, then this much longer each time."
+    )
+    broker_reconnect_max_s: float = Field(
+        2.0, gt=0, description="The longest a worker waits between attempts to reach a Redis that went away."
+    )
     effects_grace_s: float = Field(
         30.0,
         gt=0,
