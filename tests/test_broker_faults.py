@@ -177,7 +177,10 @@ def test_a_retry_that_cannot_be_sent_requeues_its_delivery_instead_of_dropping_i
     assert rejected.value.requeue is True
 
 
-def _start_worker(own_redis: OwnRedis, migrated_db: str, log: Path) -> subprocess.Popen[bytes]:
+def _start_worker(
+    own_redis: OwnRedis, migrated_db: str, log: Path, tasks: str = "tests.support.slow_tasks"
+) -> subprocess.Popen[bytes]:
+    """A real worker on every queue of this run, on ``own_redis``, with the test tasks of module ``tasks``."""
     from workers.procs import WorkerProcess
     from workers.settings import get_settings
 
@@ -186,7 +189,7 @@ def _start_worker(own_redis: OwnRedis, migrated_db: str, log: Path) -> subproces
         concurrency=4,
         log_path=log,
         env={"ELLA_REDIS_URL": own_redis.url, "ELLA_DATABASE_URL": migrated_db},
-        extra_args=["-I", "tests.support.slow_tasks"],
+        extra_args=["-I", tasks],
     ).start()
     assert worker.proc is not None
     return worker.proc
@@ -229,12 +232,7 @@ def test_a_worker_reconnects_after_redis_restarts_under_load_and_runs_new_tasks(
         assert proc.poll() is None
         assert "Unrecoverable error" not in log.read_text(errors="replace")
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        _stop(proc)
 
 
 @pytest.mark.integration
@@ -256,12 +254,7 @@ def test_a_worker_that_lost_redis_tries_again_every_two_seconds_at_most_and_come
         assert max(float(w) for w in waits()) <= 2.0, waits()  # kombu's defaults: 2, 4, 6, 8, 10
         assert proc.poll() is None
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        _stop(proc)
 
 
 def _start_beat(own_redis: OwnRedis, log: Path, prefix: str) -> subprocess.Popen[bytes]:
@@ -369,7 +362,7 @@ def test_a_worker_whose_running_tasks_are_cut_off_by_redis_outages_stays_alive_a
     from workers.settings import get_settings
 
     log = VAR / "log" / f"outage-retry-{uuid.uuid4().hex[:6]}.log"
-    worker = _start_outage_worker(own_redis, migrated_db, log)
+    worker = _start_worker(own_redis, migrated_db, log, "tests.support.outage_tasks")
     pid = worker.pid
     done_key = f"done-{uuid.uuid4().hex[:6]}"
     queue = get_settings().queue_cognition
@@ -414,18 +407,3 @@ def test_a_worker_whose_running_tasks_are_cut_off_by_redis_outages_stays_alive_a
         assert "Unrecoverable error" not in text, text[-4000:]
     finally:
         _stop(worker)
-
-
-def _start_outage_worker(own_redis: OwnRedis, migrated_db: str, log: Path) -> subprocess.Popen[bytes]:
-    from workers.procs import WorkerProcess
-    from workers.settings import get_settings
-
-    worker = WorkerProcess(
-        queues=list(get_settings().queues),
-        concurrency=4,
-        log_path=log,
-        env={"ELLA_REDIS_URL": own_redis.url, "ELLA_DATABASE_URL": migrated_db},
-        extra_args=["-I", "tests.support.outage_tasks"],
-    ).start()
-    assert worker.proc is not None
-    return worker.proc

@@ -93,3 +93,29 @@ def test_a_mood_retired_while_redis_was_down_is_not_served_once_redis_is_back(ca
     assert MOOD_SUBJECT not in cache.read(user, T0 + timedelta(minutes=3)).entries
     assert MOOD_SUBJECT not in cache.cached(user)
     assert MOOD_SUBJECT not in cache.read(user, T0 + timedelta(minutes=4)).entries
+
+
+def test_a_mood_an_operator_corrects_from_the_cli_while_redis_is_down_is_served_new(cache_on_own_redis, own_redis,
+                                                                                     migrated_db):  # fmt: skip
+    """The write in another process (``ella ledger correct``, as ``make chaos`` does it): that process never read
+    the world, and the session hooks that move the version lived in ``workers.world_cache``, which it never
+    imported, so its write neither bumped the version nor invalidated: the old mood stayed warm."""
+    import os
+    import subprocess
+    import sys
+
+    cache = cache_on_own_redis
+    user = make_user()
+    cache.read(user, T0)
+    with session_scope() as s:
+        (mood,) = current(s, user, MOOD_SUBJECT)
+        fact_id = mood.id
+    own_redis.stop()
+    ella = Path(sys.executable).parent / "ella"
+    env = {**os.environ, "ELLA_DATABASE_URL": migrated_db, "ELLA_REDIS_URL": own_redis.url}
+    done = subprocess.run([str(ella), "ledger", "correct", user, str(fact_id), "cross with the gulls", "--reason",
+                           "the test corrects it"], env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    own_redis.start()
+    read = cache.read(user, T0 + timedelta(minutes=3))
+    assert read.value(MOOD_SUBJECT) == "cross with the gulls" and not read.warm

@@ -92,6 +92,10 @@ def _sessions(settings: Settings | None, autocommit: bool) -> sessionmaker[Sessi
     key = (url, autocommit)
     factory = _sessionmakers.get(key)
     if factory is None:
+        # Its Session hooks make every committed world write move the user's world version and drop the cached
+        # values; installed wherever a session is made (a CLI process, a script), not only where a read imports it.
+        import workers.world_cache  # noqa: F401
+
         engine = get_engine_for(url)
         if autocommit:
             engine = engine.execution_options(isolation_level="AUTOCOMMIT")
