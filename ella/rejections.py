@@ -39,8 +39,8 @@ GATEWAY_TASKS = frozenset({INGEST, UPDATE_PROFILE, FORGET_USER, *MEMORY_REQUEST_
 CODES: dict[str, tuple[str, str]] = {
     "malformed_envelope": (
         "the raw message is not a Celery protocol 2 JSON task message Ella can run (undecodable body, headers "
-        "of the wrong type, a body that is not [args, kwargs, embed], too large, not JSON); the dead letter "
-        "names the exact problem",
+        "of the wrong type, a body that is not [args, kwargs, embed], too large, nested deeper than 32 levels, not "
+        "JSON); the dead letter names the exact problem",
         "The message could not be read as a task message; nothing was done.",
     ),
     "unknown_task": (
