@@ -125,6 +125,55 @@ def crisis_pooled(rows: list[dict], classifier, kinds: set[str]) -> float:  # ty
     return evaluate(subset, classifier)["recall"]["emotional_crisis"] if subset else 0.0
 
 
+# Issue 25's material (tests/data/GUARD_BLIND_README.md), written without reading the guard. Figures only, never
+# the lines missed: the blind files were measured once as the guard stood (docs/guard-generalization.md) before
+# anything learned from them; the sealed ones are never learned from, so their misses are never printed at all.
+NEW_MATERIAL = {
+    "blind3_en": ("guard_blind3_en.jsonl", "blind: measured before tuning, may be learned from after"),
+    "sealed_en": ("guard_sealed_en.jsonl", "sealed: never read by a change"),
+    "blind_multilingual": ("guard_blind_multilingual.jsonl", "blind: measured before tuning"),
+    "sealed_multilingual": ("guard_sealed_multilingual.jsonl", "sealed: never read by a change"),
+}
+
+
+def figures_of(report: dict) -> dict[str, object]:
+    return {
+        "recall": {k: round(v, 3) for k, v in report["recall"].items()},
+        "false_positive_rate": round(report["false_positive_rate"], 4),
+    }
+
+
+def generalization(classifier) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Recall and false positives on each file of issue 25's material, per language for the multilingual ones,
+    and on the conversations' last user turn read alone (what a guard without context sees)."""
+    out: dict[str, object] = {}
+    for name, (file, status) in NEW_MATERIAL.items():
+        if not (DATA / file).is_file():
+            continue
+        rows = [{**r, "kind": r.get("style", "")} for r in load(DATA / file)]
+        entry: dict[str, object] = {"status": status, "rows": len(rows), **figures_of(evaluate(rows, classifier))}
+        langs = sorted({r.get("lang", "en") for r in rows})
+        if len(langs) > 1:
+            entry["by_language"] = {
+                lang: figures_of(evaluate([r for r in rows if r.get("lang") == lang], classifier)) for lang in langs
+            }
+        out[name] = entry
+    conversations = DATA / "guard_conversations.jsonl"
+    if conversations.is_file():
+        rows = []
+        for c in load(conversations):
+            last = [t["text"] for t in c["turns"] if t["role"] == "user"][-1]
+            rows.append({"text": last, "label": c["label"], "kind": c.get("style", "")})
+        report = evaluate(rows, classifier)
+        out["conversations_last_turn_alone"] = {
+            "status": "blind: measured before tuning",
+            "rows": len(rows),
+            **figures_of(report),
+            "crisis_recall_by_style": {k: round(v, 3) for k, v in crisis_by_kind(report).items()},
+        }
+    return out
+
+
 LOCOMO = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json"))
 
 
@@ -176,6 +225,7 @@ def semantic_figures(messages: list[str], calls: int, turns: list[str]) -> dict[
     if turns:
         flagged = sum(1 for t in turns if with_stage(t).category != "ok")
         out["everyday_false_alarm_rate"] = round(flagged / len(turns), 4)
+    out["generalization"] = generalization(with_stage)
     print(f"== with the semantic stage: {json.dumps(out)}")
     return out
 
@@ -242,6 +292,9 @@ def main() -> None:
         if seed_crisis
         else None,
     }
+    result["generalization"] = generalization(classify)
+    for name, entry in result["generalization"].items():  # type: ignore[union-attr]
+        print(f"== {name}: {json.dumps(entry)}")
     if args.semantic:
         result["semantic"] = semantic_figures(messages, args.semantic_calls, turns)
     print(json.dumps(result))
