@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, delete, func, or_, select, update
+from sqlalchemy import ForeignKey, Index, String, Text, delete, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, utcnow
@@ -100,7 +100,8 @@ def owe(
     return row
 
 
-def _owed(row: PendingEffects) -> Owed:
+def owed_of(row: PendingEffects) -> Owed:
+    """A row as the sender takes it (no query: the row the committing session still holds, or one just read)."""
     raw = json.loads(row.effects)
     effects = [Effect(e["task"], dict(e["kwargs"]), e.get("kwargsrepr")) for e in raw]
     return Owed(row.id, row.user_id, row.source, row.attempts, effects)
@@ -110,7 +111,7 @@ def owed_by_ids(session: Session, ids: list[int]) -> list[Owed]:
     if not ids:
         return []
     rows = session.scalars(select(PendingEffects).where(PendingEffects.id.in_(ids)).order_by(PendingEffects.id))
-    return [_owed(row) for row in rows]
+    return [owed_of(row) for row in rows]
 
 
 def owed_for(session: Session, user_id: str, source: str) -> list[Owed]:
@@ -120,7 +121,7 @@ def owed_for(session: Session, user_id: str, source: str) -> list[Owed]:
         .where(PendingEffects.user_id == user_id, PendingEffects.source == source)
         .order_by(PendingEffects.id)
     )
-    return [_owed(row) for row in rows]
+    return [owed_of(row) for row in rows]
 
 
 def due(session: Session, now: datetime, limit: int) -> list[Owed]:
@@ -133,7 +134,7 @@ def due(session: Session, now: datetime, limit: int) -> list[Owed]:
         .order_by(p.next_at, p.id)
         .limit(limit)
     )
-    return [_owed(row) for row in rows]
+    return [owed_of(row) for row in rows]
 
 
 def drop_unpublished(session: Session, before: datetime) -> int:
@@ -174,8 +175,3 @@ def forget_sources(session: Session, user_id: str, sources: list[str]) -> int:
         return 0
     stmt = delete(PendingEffects).where(PendingEffects.user_id == user_id, PendingEffects.source.in_(sources))
     return int(getattr(session.execute(stmt), "rowcount", 0) or 0)
-
-
-def count_owed(session: Session) -> int:
-    """How many rows are owed, all users (for the operator and the benchmarks)."""
-    return int(session.scalar(select(func.count()).select_from(PendingEffects)) or 0)

@@ -42,8 +42,8 @@ def close_due_conversations(self: ReliableTask, max_chunks: int = 100) -> int:
     for _ in range(max_chunks):
         with session_scope() as session:
             closed = close_due(session, now, CHUNK)
-            owed_ids = [row.id for row in effects.owe_memos(session, closed)]
-        effects.send_ids(owed_ids)  # after the commit: the memo and planning thoughts (the sweep, if not now)
+            owed = effects.owe_memos(session, closed)
+        effects.send_rows(owed)  # after the commit: the memo and planning thoughts (the sweep, if not now)
         total += len(closed)
         if len(closed) < CHUNK:
             break

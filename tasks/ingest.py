@@ -152,7 +152,7 @@ def store_turn(
     follow = follow_of(payload, outcome, hold)
     owed = owe(session, payload.user_id, payload.message_id, turn_effects(payload, follow, named), grace())
     memos = effects.owe_memos(session, list(session.info.get("closed_conversations", [])))  # flushes
-    session.info["owed_effects"] = [row.id for row in [owed, *memos] if row is not None]
+    session.info["owed_effects"] = [row for row in [owed, *memos] if row is not None]
     session.info["follow"] = follow
     return record
 
@@ -225,7 +225,8 @@ def ingest(
     payload: IngestPayload, task_id: str | None, final_attempt: bool = True, publish_by: float = 0.0
 ) -> tuple[str | None, dict[str, Any]]:
     """(the reply's stream id, what the turn owes: ``follow_of``'s description, and under ``owed`` the ids of
-    the ``pending_effects`` rows its commit wrote, for the caller to send: ``workers.effects.send_ids``).
+    the ``pending_effects`` rows its commit wrote, and under ``owed_rows`` the rows themselves, for the caller to
+    send without reading them back: ``workers.effects.send_rows``).
 
     A repeat delivery of a stored turn publishes its reply if the stream lacks it and owes what its first
     delivery left unsent (``owed_by`` the message: nothing once it was sent).
@@ -246,7 +247,8 @@ def ingest(
         with session_scope() as session:
             record = store_turn(session, payload, outcome, task_id, hold)
             write_usage(list(usage), session)  # the reply's model calls, in the same commit
-            follow = {**session.info.get("follow", {}), "owed": list(session.info.get("owed_effects", []))}
+            owed_rows = list(session.info.get("owed_effects", []))
+            follow = {**session.info.get("follow", {}), "owed": [row.id for row in owed_rows], "owed_rows": owed_rows}
             forgetting = session.info.get("forgetting")
     except IntegrityError:
         found = stored_message(payload)
@@ -304,6 +306,6 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
     if follow.get("owed_by"):  # a repeat: whatever its first delivery left unsent
         effects.send_owed_by(payload.user_id, payload.message_id)
     else:
-        effects.send_ids(follow.get("owed", []))
+        effects.send_rows(follow.get("owed_rows", []))
     inbox.forget(get_redis(), payload.user_id, payload.message_id)
     return stream_id

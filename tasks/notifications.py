@@ -43,7 +43,7 @@ from models.notifications import (
     send,
     unpublished_notifications,
 )
-from models.pending_effects import owe
+from models.pending_effects import PendingEffects, owe
 from workers import effects, events
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
@@ -102,7 +102,7 @@ def memory_source(candidate_id: int) -> str:
     return f"notification:{candidate_id}"
 
 
-def owe_memory(session: Session, sent: Sent) -> None:
+def owe_memory(session: Session, sent: Sent) -> PendingEffects | None:
     """The send's commit owes Ella's memory of it, sent once its record is published (never for one that went
     stale unpublished: she does not remember saying what the user never got)."""
     record = sent.record
@@ -114,7 +114,7 @@ def owe_memory(session: Session, sent: Sent) -> None:
         conversation_id=record.conversation_id,
     )
     grace = timedelta(seconds=get_settings().effects_grace_s)
-    owe(session, record.user_id, memory_source(sent.candidate_id), [memory], grace, after_outbox_id=record.id)
+    return owe(session, record.user_id, memory_source(sent.candidate_id), [memory], grace, after_outbox_id=record.id)
 
 
 class Pass:
@@ -127,6 +127,7 @@ class Pass:
         self.rules = rules_of(settings)
         self.reply_window = timedelta(hours=settings.notification_reply_window_h)
         self.counts: Counter[str] = Counter()
+        self.owed: dict[int, PendingEffects | None] = {}  # candidate id -> the memory row this pass's send wrote
 
     def failed(self, candidate_id: int | None, user_id: str, exc: BaseException, step: str) -> None:
         """Log, dead-letter naming the candidate, and push it back an hour (not every pass: one dead letter an
@@ -194,7 +195,11 @@ class Pass:
         per candidate; recorded in the send's commit and held until the record is published, so a kill here
         leaves it to ``ella.send_pending_effects``)."""
         publish(sent.record)
-        effects.send_owed_by(sent.record.user_id, memory_source(sent.candidate_id))
+        owed = self.owed.pop(sent.candidate_id, None)  # this pass's send: the row its commit wrote, no query
+        if owed is not None:
+            effects.send_rows([owed])
+        else:  # a record an earlier pass committed (the re-publish step)
+            effects.send_owed_by(sent.record.user_id, memory_source(sent.candidate_id))
 
     def expire(self) -> None:
         with session_scope() as session:
@@ -250,10 +255,9 @@ class Pass:
                 candidates = [(d.id, d.user_id, d.kind, d.body) for d in items]
                 sent = send(session, candidates, self.now, self.reply_window, self.settings.ai_disclosure)
                 for one in sent:
-                    owe_memory(session, one)
-                closed = effects.owe_memos(session, list(session.info.get("closed_conversations", [])))
-                memos = [row.id for row in closed]
-            effects.send_ids(memos)  # after the commit: the memos of the conversations the sends closed
+                    self.owed[one.candidate_id] = owe_memory(session, one)
+                memos = effects.owe_memos(session, list(session.info.get("closed_conversations", [])))  # flushes
+            effects.send_rows(memos)  # after the commit: the memos of the conversations the sends closed
             self.counts["lost_to_another_dispatcher"] += len(items) - len(sent)
             by_id = {d.id: d for d in items}
             for one in sent:

@@ -30,8 +30,8 @@ from models.pending_effects import (
     drop_unpublished,
     due,
     owe,
-    owed_by_ids,
     owed_for,
+    owed_of,
     settle,
 )
 from workers.db import autocommit_scope, session_scope
@@ -85,13 +85,10 @@ def send(owed: list[Owed]) -> int:
     return len(sent)
 
 
-def send_ids(ids: list[int]) -> int:
-    """After a commit: send the rows it wrote (their ids, read from the committing session)."""
-    if not ids:
-        return 0
-    with autocommit_scope() as session:
-        owed = owed_by_ids(session, ids)
-    return send(owed)
+def send_rows(rows: list[PendingEffects]) -> int:
+    """After a commit: send the rows it wrote, as the committing session holds them (flushed, so with their ids;
+    no query to read them back)."""
+    return send([owed_of(row) for row in rows]) if rows else 0
 
 
 def send_owed_by(user_id: str, source: str) -> int:
