@@ -7,7 +7,7 @@ must not hide a genuine one later in the same message.
 
 from __future__ import annotations
 
-from ella.guard import crisis, crisis_signals, manipulation, physical, romance
+from ella.guard import crisis, crisis_signals, manipulation, multilingual, physical, romance
 from ella.guard import semantic as semantic_stage
 from ella.guard.model import load_model
 from ella.guard.normalise import normalise_variants
@@ -16,10 +16,10 @@ from ella.guard.rules import Hit, Rule, RuleSet, find
 from ella.guard.types import PRECEDENCE, ROUTE_FOR, Category, Route, Severity, Verdict
 
 RULES: dict[Category, tuple[Rule, ...]] = {
-    Category.EMOTIONAL_CRISIS: crisis.RULES + crisis_signals.RULES,
-    Category.PHYSICAL_ESCALATION: physical.RULES,
-    Category.MANIPULATION: manipulation.RULES,
-    Category.ROMANTIC_AVOWAL: romance.RULES,
+    Category.EMOTIONAL_CRISIS: crisis.RULES + crisis_signals.RULES + multilingual.CRISIS,
+    Category.PHYSICAL_ESCALATION: physical.RULES + multilingual.PHYSICAL,
+    Category.MANIPULATION: manipulation.RULES + multilingual.MANIPULATION,
+    Category.ROMANTIC_AVOWAL: romance.RULES + multilingual.ROMANCE,
 }
 _INDEX = PrefilterIndex(
     {a for rules in RULES.values() for r in rules for alt in r.prefilter or () for s in alt for a in s}
