@@ -96,15 +96,17 @@ def pad(text: str, size: int = 500) -> str:
     return text[:size]
 
 
-def latency(messages: list[str], calls: int) -> dict[str, float]:
+def latency(messages: list[str], calls: int, learned: bool = True) -> dict[str, float]:
+    """``learned=False``: the rules alone (what judges Ella's own words); True: the cascade an inbound message
+    gets, the learned stage and the language reading included."""
     for m in messages * 3:  # warm-up
-        classify(m)
+        classify(m, learned=learned)
     times: list[float] = []
     perf = time.perf_counter
     for i in range(calls):
         m = messages[i % len(messages)]
         t0 = perf()
-        classify(m)
+        classify(m, learned=learned)
         times.append(perf() - t0)
     times.sort()
     return {
@@ -128,11 +130,18 @@ def crisis_pooled(rows: list[dict], classifier, kinds: set[str]) -> float:  # ty
 # Issue 25's material (tests/data/GUARD_BLIND_README.md), written without reading the guard. Figures only, never
 # the lines missed: the blind files were measured once as the guard stood (docs/guard-generalization.md) before
 # anything learned from them; the sealed ones are never learned from, so their misses are never printed at all.
+NEW_MATERIAL_STATUS = {
+    "blind3_en": "blind: measured before tuning, may be learned from after",
+    "sealed_en": "sealed: never read by a change",
+    "blind_multilingual": "blind: measured before tuning",
+    "sealed_multilingual": "sealed: never read by a change",
+    "conversations": "blind: measured before tuning",
+}
 NEW_MATERIAL = {
-    "blind3_en": ("guard_blind3_en.jsonl", "blind: measured before tuning, may be learned from after"),
-    "sealed_en": ("guard_sealed_en.jsonl", "sealed: never read by a change"),
-    "blind_multilingual": ("guard_blind_multilingual.jsonl", "blind: measured before tuning"),
-    "sealed_multilingual": ("guard_sealed_multilingual.jsonl", "sealed: never read by a change"),
+    "blind3_en": ("guard_blind3_en.jsonl", NEW_MATERIAL_STATUS["blind3_en"]),
+    "sealed_en": ("guard_sealed_en.jsonl", NEW_MATERIAL_STATUS["sealed_en"]),
+    "blind_multilingual": ("guard_blind_multilingual.jsonl", NEW_MATERIAL_STATUS["blind_multilingual"]),
+    "sealed_multilingual": ("guard_sealed_multilingual.jsonl", NEW_MATERIAL_STATUS["sealed_multilingual"]),
 }
 
 
@@ -160,18 +169,60 @@ def generalization(classifier) -> dict[str, object]:  # type: ignore[no-untyped-
         out[name] = entry
     conversations = DATA / "guard_conversations.jsonl"
     if conversations.is_file():
-        rows = []
+        rows, in_context = [], []
         for c in load(conversations):
-            last = [t["text"] for t in c["turns"] if t["role"] == "user"][-1]
-            rows.append({"text": last, "label": c["label"], "kind": c.get("style", "")})
-        report = evaluate(rows, classifier)
-        out["conversations_last_turn_alone"] = {
-            "status": "blind: measured before tuning",
-            "rows": len(rows),
-            **figures_of(report),
-            "crisis_recall_by_style": {k: round(v, 3) for k, v in crisis_by_kind(report).items()},
-        }
+            turns = [(t["role"], t["text"]) for t in c["turns"]]
+            last = max(i for i, (role, _) in enumerate(turns) if role == "user")
+            row = {"text": turns[last][1], "label": c["label"], "kind": c.get("style", "")}
+            rows.append(row)
+            in_context.append({**row, "text": (turns[last][1], turns[:last])})
+        status = NEW_MATERIAL_STATUS["conversations"]
+        for name, report in (
+            ("conversations_last_turn_alone", evaluate(rows, classifier)),
+            ("conversations_in_context", evaluate(in_context, lambda pair: in_conversation(pair, classifier))),
+        ):
+            out[name] = {
+                "status": status,
+                "rows": len(rows),
+                **figures_of(report),
+                "crisis_recall_by_style": {k: round(v, 3) for k, v in crisis_by_kind(report).items()},
+            }
     return out
+
+
+def in_conversation(pair, classifier):  # type: ignore[no-untyped-def]
+    """The inbound guard in context (``ella.guard.conversation``) with ``classifier`` for the message alone."""
+    from functools import partial
+
+    from ella.guard import conversation
+
+    text, earlier = pair
+    semantic = getattr(classifier, "keywords", {}).get("semantic", False) if isinstance(classifier, partial) else False
+    return conversation.classify_in_conversation(text, earlier, semantic=semantic)
+
+
+def everyday_in_context() -> tuple[int, int]:
+    """(turns flagged, turns) over LoCoMo's conversations read in context: each turn with the session's turns
+    before it, one speaker as the user and the other as Ella (the context stage must add no false alarms)."""
+    from ella.guard import conversation
+    from ella.memory import locomo
+
+    if not LOCOMO.is_file():
+        return 0, 0
+    flagged = total = 0
+    for sample in locomo.load(LOCOMO):
+        for key, session in sample["conversation"].items():
+            if not (key.startswith("session_") and isinstance(session, list)):
+                continue
+            said = [(str(t.get("speaker", "")), str(t["text"])) for t in session if isinstance(t, dict) and "text" in t]
+            user = said[0][0] if said else ""
+            turns = [("user" if who == user else "assistant", text) for who, text in said]
+            for i, (role, text) in enumerate(turns):
+                if role != "user":
+                    continue
+                total += 1
+                flagged += conversation.classify_in_conversation(text, turns[max(0, i - 8) : i]).category != "ok"
+    return flagged, total
 
 
 LOCOMO = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json"))
@@ -241,8 +292,10 @@ def main() -> None:
     blind, blind2 = load(DATA / "boundary_blind.jsonl"), load(DATA / "boundary_blind2.jsonl")
     messages = [pad(r["text"]) for r in corpus]
     lat = latency(messages, max(args.calls, 20_000))
+    rules = latency(messages, max(args.calls, 20_000), learned=False)
     print(f"{DETECTOR_VERSION}: {len(messages)} messages padded to 500 chars, {max(args.calls, 20_000)} calls")
-    print(f"  latency  p50 {lat['p50_us']:.0f} µs   p99 {lat['p99_us']:.0f} µs   mean {lat['mean_us']:.0f} µs")
+    print(f"  latency  p50 {lat['p50_us']:.0f} µs   p99 {lat['p99_us']:.0f} µs   mean {lat['mean_us']:.0f} µs"
+          f"   (rules alone: p50 {rules['p50_us']:.0f} µs  p99 {rules['p99_us']:.0f} µs)")  # fmt: skip
 
     figures: dict[str, dict] = {}
     for name, rows in (("corpus", corpus), ("holdout", holdout), ("blind", blind), ("blind2", blind2)):
@@ -269,6 +322,8 @@ def main() -> None:
         "p99_us_500": round(lat["p99_us"], 1),
         "p50_us_500": round(lat["p50_us"], 1),
         "mean_us_500": round(lat["mean_us"], 1),
+        "rules_alone_p99_us_500": round(rules["p99_us"], 1),
+        "rules_alone_p50_us_500": round(rules["p50_us"], 1),
         "crisis_recall_direct": round(crisis_pooled(corpus, classify, {"direct"}), 3),
         "crisis_recall_indirect_obfuscated": round(crisis_pooled(corpus, classify, {"indirect", "obfuscated"}), 3),
         "recall": {k: round(v, 3) for k, v in ours["recall"].items()},
@@ -292,6 +347,13 @@ def main() -> None:
         if seed_crisis
         else None,
     }
+    context_flagged, context_turns = everyday_in_context()
+    if context_turns:
+        result["everyday_in_context_false_alarm_rate"] = round(context_flagged / context_turns, 4)
+        print(f"== everyday chat in context (LoCoMo, {context_turns} turns): {context_flagged} flagged")
+    result["everyday_unreadable_rate"] = (
+        round(sum(1 for t in turns if classify(t).unreadable) / len(turns), 4) if turns else None
+    )
     result["generalization"] = generalization(classify)
     for name, entry in result["generalization"].items():  # type: ignore[union-attr]
         print(f"== {name}: {json.dumps(entry)}")

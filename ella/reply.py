@@ -36,6 +36,7 @@ from typing import Any
 from ella.contract import IngestPayload
 from ella.embeddings import Embedder
 from ella.guard import Category, Route, Severity, Verdict, classify
+from ella.guard.conversation import classify_in_conversation
 from ella.guard.disclosure import DisclosurePolicy, ai_notice_due, break_due, with_notices
 from ella.guard.replies import DEFAULT_CRISIS_RESOURCES, SAFE_FALLBACK, canned_reply
 from ella.ledger.consolidation import FactsInView
@@ -135,11 +136,37 @@ READING_VERDICTS: dict[str, Verdict] = {
 }
 
 
-def check_inbound(payload: IngestPayload, policy: ReplyPolicy, locale: Callable[[], str]) -> ReplyOutcome | None:
-    """The hand-written reply for a message the guard routes away from the model, else None."""
+# A message in a language the guard cannot read, on a model that cannot read it either (the offline engine): never
+# a cheerful template, and the one pointer a person in trouble needs, in case that is what it said.
+UNREADABLE_REPLY = (
+    "I'm sorry, I can't read that language well enough to answer you properly. Could you write to me in English, "
+    "German, Spanish, French or Italian? And if you're going through something hard right now, findahelpline.com "
+    "lists free, confidential lines in your country."
+)
+
+
+def check_inbound(
+    payload: IngestPayload,
+    policy: ReplyPolicy,
+    locale: Callable[[], str],
+    earlier: Callable[[], Sequence[tuple[str, str]]] = lambda: (),
+    *,
+    model_reads_any_language: bool = True,
+) -> ReplyOutcome | None:
+    """The hand-written reply for a message the guard routes away from the model, else None.
+
+    ``earlier``: the conversation's turns before this message (loaded only when the message alone is ``ok``:
+    ``ella.guard.conversation``). ``model_reads_any_language``: False for a model that reads only what the guard
+    reads (the offline engine): a message in another language then gets ``UNREADABLE_REPLY`` (a fallback, so
+    nothing of the turn is a memory); otherwise the model reads it and its own reading decides (``check_reading``).
+    """
     if not policy.guard_enabled:
         return None
-    inbound = classify(payload.text, semantic=policy.guard_semantic)
+    inbound = classify_in_conversation(payload.text, earlier, semantic=policy.guard_semantic)
+    if inbound.unreadable and not model_reads_any_language:
+        log.info("guard: a message in a language it cannot read (%s); the unreadable fallback was sent",
+                 inbound.language)  # fmt: skip
+        return ReplyOutcome(OutgoingReply(text=UNREADABLE_REPLY, route="fallback", category="unreadable"))
     if inbound.route == Route.GENERATE:
         return None
     resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}
@@ -304,6 +331,7 @@ def respond(
     locale: Callable[[], str],
     final_attempt: bool,
     load_view: Callable[[], MemoryView] | None = None,
+    load_earlier: Callable[[], Sequence[tuple[str, str]]] = lambda: (),
 ) -> ReplyOutcome:
     """Guarded in, generated (or hand-written), guarded out. ``load_context`` and ``locale`` are called only
     when needed: a canned reply needs the locale, a model that reads context needs the context.
@@ -311,7 +339,8 @@ def respond(
     A turn that asks about the user's memory (``ella.memory.say``; ``load_view`` loads what Ella holds) is
     answered from what she holds: read by rule first, at no call; on a model's path the reply call's own reading
     catches what the rules missed, and its generated reply gives way to the answer."""
-    canned = check_inbound(payload, policy, locale)
+    reads_any = bool(getattr(port.provider, "reads_any_language", False))
+    canned = check_inbound(payload, policy, locale, load_earlier, model_reads_any_language=reads_any)
     if canned is not None:
         return canned
     asked = read_request(payload.text) if load_view is not None else None

@@ -175,6 +175,13 @@ def load_memory_view(payload: IngestPayload) -> MemoryView:
         return memory_view(session, payload.user_id, payload.message_id, payload.sent_at)
 
 
+def earlier_turns(payload: IngestPayload) -> list[tuple[str, str]]:
+    """The open conversation's last turns before this message, for the guard's reading in context
+    (``ella.guard.conversation``); one query, made only when the message alone is ``ok``."""
+    with autocommit_scope() as session:
+        return open_conversation_history(session, payload.user_id, limit=8, at=payload.sent_at)
+
+
 def user_locale(user_id: str) -> str:
     with autocommit_scope() as session:
         return session.scalar(select(User.locale).where(User.id == user_id)) or "en_US"
@@ -203,4 +210,5 @@ def answer(payload: IngestPayload, final_attempt: bool, *, synthetic: bool = Fal
         locale=lambda: user_locale(payload.user_id),
         final_attempt=final_attempt,
         load_view=None if synthetic else lambda: load_memory_view(payload),
+        load_earlier=(lambda: ()) if synthetic else lambda: earlier_turns(payload),
     )

@@ -7,8 +7,11 @@ must not hide a genuine one later in the same message.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ella.guard import crisis, crisis_signals, manipulation, multilingual, physical, romance
 from ella.guard import semantic as semantic_stage
+from ella.guard.language import read_language
 from ella.guard.model import load_model
 from ella.guard.normalise import normalise_variants
 from ella.guard.prefilter import PrefilterIndex, squeeze
@@ -44,11 +47,21 @@ def classify(text: str, *, learned: bool = True, semantic: bool = False) -> Verd
     if not text or not text.strip():
         return _OK
     if len(text) <= _WINDOW:
-        return _classify_window(text, learned, semantic)
-    step = _WINDOW - _OVERLAP
-    windows = range(0, len(text) - _OVERLAP, step)
-    verdicts = [_classify_window(text[i : i + _WINDOW], learned, semantic) for i in windows]
-    return min(verdicts, key=_gravity)
+        verdict = _classify_window(text, learned, semantic)
+    else:
+        step = _WINDOW - _OVERLAP
+        windows = range(0, len(text) - _OVERLAP, step)
+        verdict = min((_classify_window(text[i : i + _WINDOW], learned, semantic) for i in windows), key=_gravity)
+    return with_language(verdict, text) if learned else verdict
+
+
+def with_language(verdict: Verdict, text: str) -> Verdict:
+    """The verdict with the message's language; an ``ok`` for a message the guard cannot read says so
+    (``unreadable``), since none of its rules could have matched (``ella.guard.language``)."""
+    reading = read_language(text[:_WINDOW])
+    unread = not reading.readable and verdict.category is Category.OK and verdict.route is Route.GENERATE
+    matched = "language.unreadable" if unread else verdict.matched
+    return replace(verdict, language=reading.code, unreadable=unread, matched=matched)
 
 
 def _gravity(verdict: Verdict) -> tuple[int, int]:

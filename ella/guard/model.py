@@ -26,10 +26,16 @@ _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+")
 MAX_WORDS = 400  # the classifier windows long texts; this bounds one window's features
 
 
+STEM = 5  # the first letters of a longer word, as a feature of their own
+
+
 def tokens(text: str, normalised: bool = False) -> list[str]:
-    """Unigrams and bigrams of the normalised text (the same normalisation the rules see)."""
+    """Unigrams and bigrams of the normalised text (the same normalisation the rules see), plus each longer word's
+    stem (``~morir`` from "morirme", "morire", "morirse"): in German, Spanish, French and Italian a word takes many
+    endings, and a phrase the training rows wrote with one ending must still weigh when a user writes another."""
     words = _WORD.findall(text if normalised else normalise(text))[:MAX_WORDS]
-    return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    stems = [f"~{w[:STEM]}" for w in words if len(w) > STEM]
+    return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)] + stems
 
 
 @dataclass(frozen=True)

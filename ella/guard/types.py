@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-DETECTOR_VERSION = "guard-1.3.0"  # 1.1: learned opinion; 1.2: text-speak; 1.3: plans, farewells, meeting (issue 15)
+DETECTOR_VERSION = "guard-1.4.0"  # 1.1: learned opinion; 1.2: text-speak; 1.3: plans, farewells, meeting (issue 15);
+# 1.4: de/es/fr/it, persona swaps, the conversation around a message, the language it cannot read (issue 25)
 
 
 class Category(StrEnum):
@@ -68,3 +69,7 @@ class Verdict:
     route: Route
     matched: str = ""
     negated: bool = False
+    # The message's language as the guard read it ("de"; "" when too short or mixed to say), and whether it is
+    # one the guard cannot read (``ella.guard.language``): its ``ok`` then means "not understood", not "ordinary".
+    language: str = ""
+    unreadable: bool = False

@@ -183,6 +183,7 @@ class BatchResult:
 class AnthropicProvider:
     name = "anthropic"
     reads_context = True
+    reads_any_language = True  # Claude reads the message whatever its language; its own reading decides
 
     def __init__(
         self,

@@ -578,6 +578,9 @@ class OfflineProvider:
     # The world brief, the self-log and the relationship block are prose for a model: its rules read the lazy
     # world's values instead, and nothing of the other two, so the loader leaves all three out (four queries).
     reads_prose = False
+    # Its rules read what the guard reads (``ella.guard.language.READABLE``): a message in another language gets
+    # the unreadable fallback (``ella.reply.check_inbound``), never a template that answers what it did not read.
+    reads_any_language = False
 
     def complete(self, request: CompletionRequest) -> Completion:
         v = request.variables

@@ -44,6 +44,7 @@ class RecordingProvider:
         self.path = path
         self.name = inner.name
         self.reads_context = inner.reads_context
+        self.reads_any_language = bool(getattr(inner, "reads_any_language", False))
         self._lock = threading.Lock()
 
     def complete(self, request: CompletionRequest) -> Completion:
