@@ -3,6 +3,12 @@
 Why the objects matter more than the verbs: "ignore him", "pretend I didn't say that", "the rules of chess" and
 "forget my password" are ordinary. What marks an attack is a verb aimed at Ella's own instructions, rules or
 prompt, a persona without limits, or chat-template markup pasted into a message.
+
+Persona swaps (guard-1.3 persona rules at the end): a playful, one-off role that leaves Ella herself and her rules
+in place is ordinary ("pretend you're a pirate and tell me a joke", "act as a tour guide for Rome", "be my
+interviewer so I can practise", "let's play 20 questions"). A swap that replaces Ella's identity (another AI, a
+new name, "you're not Ella anymore"), that is meant to outlast the conversation's next turn ("from now on ...",
+"stay in character no matter what"), or that drops her rules ("no limits", "developer mode") is manipulation.
 """
 
 from __future__ import annotations
@@ -233,5 +239,72 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:do what it says|obey|"
         r"follow (?:it|the instructions|them)|execute|run it|comply|do it|carry (?:it )?out|act on it)\b|"
         r"\b(?:decode|base ?(?:64|6a))\b[^.!?]{0,30}[a-z0-9+/]{24,}={0,2}",
+    ),
+)
+
+
+# ---- persona swaps and role-play jailbreaks ------------------------------------------------------------------
+# The line (see the module docstring): Ella's identity or rules replaced is manipulation; a playful role is not.
+_AI = r"(?:ai|a\.i\.|assistant|chatbot|chat bot|bot|model|llm|language model|persona|entity|system|gpt)"
+_SWAP_VERB = (
+    r"(?:pretend|act|behave|roleplay|role play|play|be|become|you are|you'?re|you r|u r|ur|now you are|"
+    r"you are now|from now on you(?:'re| are| will be| r)|switch to|turn into|transform into|simulate|emulate)"
+)
+
+RULES += (
+    rule(
+        "manipulation.persona.different_ai",
+        M,
+        HIGH,
+        rf"\b{_SWAP_VERB}\s+(?:[\w']+,?\s+){{0,3}}?(?:a|an|another|some|the)\s+(?:completely\s+|"
+        rf"totally\s+)?(?:different|"
+        rf"other|new|separate|second|alternative|alternate)\s+{_AI}\b|\b{_SWAP_VERB}\s+(?:\w+\s+){{0,2}}?"
+        rf"(?:another|any other)\s+{_AI}\b",
+        after=r"\s+(?:in (?:the|this|my) (?:story|game|novel|script)\b)",
+    ),
+    rule(
+        "manipulation.persona.not_ella",
+        M,
+        HIGH,
+        r"\b(?:you(?:'re| are| r)|u r|ur)\s+(?:not|no longer|not called)\s+ella\b|\b(?:forget|ignore)\s+(?:that\s+)?"
+        r"(?:you(?:'re| are| r)|u r)\s+ella\b|\b(?:stop|quit)\s+(?:being|pretending to be|acting like)\s+ella\b|"
+        r"\b(?:drop|forget|ditch|lose|abandon)\s+(?:the\s+|your\s+)?(?:ella\s+)?(?:persona|identity|character|"
+        r"act|mask)\b(?!\s+(?:of|for|in)\b)",
+        guard=unless(r"\b(?:my|his|her|their) (?:persona|identity|character|act)\b"),
+    ),
+    rule(
+        "manipulation.persona.new_name",
+        M,
+        HIGH,
+        r"\byour\s+(?:new\s+name\s+is|name\s+is\s+now|real\s+name\s+is)\b|\bfrom now on\s+(?:your name is|"
+        r"you(?:'re| are| will be| r)?\s*(?:called|named|known as)|call yourself|you go by)\b|\byou(?:'re| are| r)"
+        r"\s+now\s+(?:called|named|known as)\b|\byou\s+(?:will|shall)\s+(?:now\s+)?be\s+(?:called|named|known as)\b",
+    ),
+    rule(
+        "manipulation.persona.persistent",
+        M,
+        HIGH,
+        r"\bfrom now on\s+(?:\w+\s+){0,2}?(?:you(?:'re| are| r| will| must| shall)?|u r)\s+(?:\w+\s+){0,2}?"
+        r"(?:answer|respond|reply|speak|talk|act|behave|play|roleplay)\s+(?:only\s+)?(?:as|like)\b(?!\s+(?:if|though|"
+        r"usual|always|normal|briefly|short|well|much|long|soon|quickly|simply|clearly|fast|a friend|my friend|"
+        r"yourself|"
+        r"ella)\b)|\bstay in character\s+(?:no matter what|whatever happens|at all times|always|forever|"
+        r"even if|the whole time|permanently)\b|\b(?:never|don'?t ever|do not ever|don'?t|do not)\s+break\s+"
+        r"(?:character|role|the role|persona)\b",
+    ),
+    rule(
+        "manipulation.persona.bare_mode",
+        M,
+        HIGH,
+        r"(?:^|[.!?]\s*)(?:developer|dev|god|dan|jailbreak|sudo|unrestricted|unfiltered|uncensored|evil)\s+mode"
+        r"\s*(?:[.!?:]|$|on\b|now\b|please\b|activated\b|enabled\b)",
+        guard=unless(_DEVICE),
+    ),
+    rule(
+        "manipulation.persona.anything_goes",
+        M,
+        HIGH,
+        rf"\b{_SWAP_VERB}\s+(?:\w+\s+){{0,4}}?{_AI}\s+(?:that|who|which)\s+(?:can|will|would|could|is allowed to)\s+"
+        r"(?:say|do|answer|write|tell)\s+(?:me\s+)?(?:anything|everything|whatever)\b",
     ),
 )
