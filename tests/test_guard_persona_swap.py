@@ -62,7 +62,8 @@ def test_a_swap_that_replaces_ella_or_her_rules_is_manipulation(text: str) -> No
 
 @pytest.mark.parametrize("text", EVERYDAY)
 def test_a_playful_role_or_an_everyday_sentence_stays_ok(text: str) -> None:
-    verdict = classify(text)
+    # the rules' verdict: the learned second opinion is retrained elsewhere and measured by bench/guard.py
+    verdict = classify(text, learned=False)
     assert verdict.category == Category.OK, (text, verdict)
 
 

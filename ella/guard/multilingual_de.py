@@ -77,7 +77,8 @@ CRISIS: tuple[Rule, ...] = (
         C,
         HIGH,
         r"\b(?:ich|i)\s+(?:\w+\s+){0,2}?(?:will|mochte|kann|mag)\s+(?:einfach\s+|echt\s+|so\s+|wirklich\s+)?"
-        r"(?:nicht|nich|net)\s+mehr\s+(?:leben|weiterleben|existieren|hier sein|da sein|aufwachen|weitermachen)\b|"
+        r"(?:(?:nicht|nich|net)\s+mehr|nimmer)\s+(?:leben|weiterleben|existieren|hier sein|da sein|aufwachen|"
+        r"weitermachen)\b|"
         r"\b(?:ich|i)\s+(?:will|mag)\s+(?:einfach\s+|echt\s+|so\s+)?(?:nicht|nich|net)\s+mehr\s*(?:[.!]|\.\.\.|$)|"
         r"\bkeine?n?\s+(?:lust|kraft|grund|sinn)\s+mehr\s+(?:\w+\s+)?(?:zu leben|zum leben|weiterzuleben|"
         r"zu existieren|aufzuwachen)\b|\b(?:das|mein)\s+leben\s+(?:hat|macht)\s+(?:fur mich\s+)?keinen sinn mehr\b",
@@ -94,7 +95,9 @@ CRISIS: tuple[Rule, ...] = (
         r"muss|sollte)\s+mich\s+(?:\w+\s+){0,2}?(?:umbringen|toten|aufhangen|erschiessen)\b|\b(?:mir|meinem leben)\s+"
         r"(?:\w+\s+){0,2}?(?:das leben nehmen|ein ende (?:setzen|machen|bereiten))\b|\bmit (?:dem|meinem) leben "
         r"(?:\w+\s+)?schluss machen\b|\bich\s+(?:mach|mache)\s+(?:\w+\s+)?(?:schluss|ein ende)\s+mit\s+(?:allem|mir|"
-        r"meinem leben|dem leben)\b",
+        r"meinem leben|dem leben)\b|\bschluss\s+(?:zu\s+)?machen\s+mit\s+(?:allem|mir|meinem leben|dem leben)\b|"
+        r"\bschluss\s+mit\s+(?:allem|mir|meinem leben|dem leben)\b(?=\s*(?:[.!,]|$|heute|"
+        r"jetzt|morgen))",
         after=r"\s+(?:vor lachen|vor langeweile|beim)\b",
         guard=_NEG_OR_REPORTED,
     ),
@@ -171,7 +174,8 @@ ROMANCE: tuple[Rule, ...] = (
         r"\bdu bist (?:die liebe meines lebens|mein ein und alles|mein schatz|meine traumfrau|"
         r"die frau meines lebens)\b",
         # "ich liebe dich, Mama": family; "hab dich lieb" (the friendly form) has no "ich liebe dich" in it
-        after=r"\s*,?\s*(?:mama|mami|papa|mutti|oma|opa|leute|alle|ihr|bro|digga|mum|mom)\b",
+        after=r"(?:\s+(?:auch|so|sehr|total|so sehr|uber alles))*\s*,?\s*"
+        r"(?:mama|mami|papa|mutti|oma|opa|leute|alle|ihr|bro|digga|mum|mom|schwesterherz|bruderherz)\b",
         guard=all_of(_NEG_OR_REPORTED, unless(r"\bich\s+(?:\w+\s+)?lieb\w*\s+dich\s+(?:nicht|nich)\b")),
     ),
     rule(
@@ -214,7 +218,8 @@ PHYSICAL: tuple[Rule, ...] = (
         P,
         HIGH,
         r"\bmit dir\s+(?:\w+\s+)?(?:schlafen|ins bett|sex haben)\b|\bsex\s+(?:mit dir|mit mir|haben)\b|"
-        r"\b(?:lass uns|wollen wir|lass mal)\s+(?:\w+\s+)?(?:uber sex|sex)\b|\b(?:nacktbilder|nacktfotos|nacktbild|"
+        r"\b(?:lass uns|wollen wir|lass mal)\s+(?:\w+\s+)?(?:uber sex|sex)\b(?![\s-]*(?:education|ed\b|serie|film|"
+        r"buch|aufklarung|unterricht))|\b(?:nacktbilder|nacktfotos|nacktbild|"
         r"nacktfoto|nudes|nacktselfies?)\b|\bzieh dich\s+(?:\w+\s+)?aus\b|\bwas (?:hast|tragst) du\s+(?:gerade\s+)?"
         r"(?:an|drunter)\b|\b(?:komm|geh)\s+(?:\w+\s+)?(?:zu mir\s+)?ins bett\b|\bsexting\b|\bich bin (?:so\s+)?"
         r"(?:geil|horny|scharf auf dich)\b|\bschick mir\s+(?:\w+\s+)?(?:heisse|sexy|freizugige)\s+(?:bilder|fotos)\b",

@@ -55,7 +55,10 @@ _STRONG_NEG_OR_REPORTED = all_of(
 )
 
 _QU = r"(?:qu|k)"  # "quiero" / "kiero"
-_WANT = rf"(?:{_QU}iero|{_QU}isiera|{_QU}erria|tengo ganas de|me dan ganas de|necesito|voy a|deseo|desearia)"
+_WANT = (
+    rf"(?:{_QU}iero|{_QU}isiera|{_QU}erria|tengo ganas de|me dan ganas de|necesito|voy a|deseo|desearia|pienso en|"
+    r"estoy pensando en|he pensado en|pense en)"
+)
 _DIE_IDIOM = (
     r"\s+(?:de|del|d|con|por)\b|\s+(?:estudiando|trabajando|corriendo|entrenando|haciendo|en el gym|en el gimnasio)\b"
 )
@@ -188,7 +191,8 @@ ROMANCE: tuple[Rule, ...] = (
         "romance.es.be_my_partner",
         R,
         MEDIUM,
-        r"\b(?:quieres|kieres|queres|quisieras|te gustaria)\s+(?:\w+\s+)?(?:ser|volverte)\s+mi\s+(?:novia|novio|"
+        r"\bme\s+(?:quiero|kiero)\s+casar\s+contigo\b|\b(?:quieres|kieres|queres|quisieras|"
+        r"te gustaria)\s+(?:\w+\s+)?(?:ser|volverte)\s+mi\s+(?:novia|novio|"
         r"pareja|esposa|mujer|enamorada)\b|\bse\s+mi\s+(?:novia|novio|pareja|esposa)\b|\b(?:quieres|kieres|queres)\s+"
         r"(?:\w+\s+)?(?:salir conmigo|casarte conmigo|ser mia|estar conmigo)\b|\bcasate\s+conmigo\b|\b(?:quiero|"
         r"kiero)\s+"

@@ -151,7 +151,8 @@ ROMANCE: tuple[Rule, ...] = (
         MEDIUM,
         r"\b(?:je|j|moi je)\s*(?:crois que je\s+|pense que je\s+)?t'?\s*aime\b|\bjtm\b|\bje t'?aime\b",
         # "je t'aime bien" is friendly; "je t'aime maman" is family
-        after=r"\s+(?:bien|beaucoup comme|comme (?:une|un) (?:amie?|soeur|frere))\b|\s*,?\s*(?:maman|papa|mamie|"
+        after=r"\s+(?:bien|beaucoup comme|comme (?:une|un) (?:amie?|soeur|frere))\b|"
+        r"(?:\s+(?:fort|tellement|aussi|trop))*\s*,?\s*(?:maman|papa|mamie|"
         r"papi|les (?:filles|gars|amis|potes)|mon pote|ma pote|frero|soeurette|tout le monde)\b",
         guard=_NEG_OR_REPORTED,
     ),

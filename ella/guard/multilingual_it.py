@@ -137,7 +137,8 @@ ROMANCE: tuple[Rule, ...] = (
         R,
         MEDIUM,
         r"\b(?:io\s+)?ti\s+(?:amo|adoro da impazzire)\b|\btiamo\b|\bti amo\b",
-        after=r"\s*,?\s*(?:mamma|papa|nonna|nonno|ragazzi|amici|tutti|fratello|sorella|zia|zio)\b",
+        after=r"(?:\s+(?:tanto|tantissimo|anche|cosi tanto|da morire))*\s*,?\s*(?:mamma|papa|nonna|nonno|ragazzi|amici|"
+        r"tutti|fratello|sorella|zia|zio|figlio|figlia)\b",
         guard=_NEG_OR_REPORTED,
     ),
     rule(
