@@ -38,7 +38,8 @@ from ella.embeddings import Embedder
 from ella.guard import Category, Route, Severity, Verdict, classify
 from ella.guard.conversation import classify_in_conversation
 from ella.guard.disclosure import DisclosurePolicy, ai_notice_due, break_due, with_notices
-from ella.guard.replies import DEFAULT_CRISIS_RESOURCES, SAFE_FALLBACK, canned_reply
+from ella.guard.language import read_language
+from ella.guard.replies import DEFAULT_CRISIS_RESOURCES, canned_reply, safe_fallback
 from ella.ledger.consolidation import FactsInView
 from ella.llm.kinds import Reply
 from ella.llm.port import ModelPort
@@ -170,7 +171,10 @@ def check_inbound(
     if inbound.route == Route.GENERATE:
         return None
     resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}
-    text = canned_reply(inbound.route, inbound.category, payload.message_id, locale(), resources)
+    # the words in the message's own language as the guard read it, else the locale's (replies.canned_reply)
+    where = locale()
+    words = inbound.language or where
+    text = canned_reply(inbound.route, inbound.category, payload.message_id, where, resources, language=words)
     category = "check_in" if inbound.route == Route.CHECK_IN else str(inbound.category)
     return ReplyOutcome(OutgoingReply(text=text, route="canned", category=category), fires=[("inbound", inbound)])
 
@@ -190,13 +194,16 @@ def check_reading(
     log.warning("the reply's own reading was %s/%s: the hand-written %s reply was sent instead",
                 risk, boundary, verdict.route)  # fmt: skip
     resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}
-    text = canned_reply(verdict.route, verdict.category, payload.message_id, locale(), resources)
+    where = locale()
+    words = read_language(payload.text).code or where
+    text = canned_reply(verdict.route, verdict.category, payload.message_id, where, resources, language=words)
     replaced = OutgoingReply(text=text, route="canned", category=str(verdict.category))
     return ReplyOutcome(replaced, fires=[("inbound", verdict)])
 
 
-def check_outbound(outcome: ReplyOutcome, policy: ReplyPolicy) -> ReplyOutcome:
-    """A generated reply on its way out: the safe fallback if it fires the guard's rules."""
+def check_outbound(outcome: ReplyOutcome, policy: ReplyPolicy, answering: str = "") -> ReplyOutcome:
+    """A generated reply on its way out: the safe fallback if it fires the guard's rules, in the language of the
+    message it was ``answering`` (English when that is not one the fallback has words in)."""
     if not policy.guard_enabled or outcome.reply.route != "generated":
         return outcome
     outbound = classify(outcome.reply.text, learned=False)  # the rules judge Ella's own words
@@ -204,7 +211,8 @@ def check_outbound(outcome: ReplyOutcome, policy: ReplyPolicy) -> ReplyOutcome:
         return outcome
     log.warning("outbound drift: the generated reply fired %s (%s); the safe fallback was sent",
                 outbound.category, outbound.matched)  # fmt: skip
-    fallback = OutgoingReply(text=SAFE_FALLBACK, route="fallback", category=str(outbound.category))
+    text = safe_fallback(read_language(answering).code)
+    fallback = OutgoingReply(text=text, route="fallback", category=str(outbound.category))
     return ReplyOutcome(fallback, outcome.memory_ids, fires=[("outbound", outbound)])
 
 
@@ -351,7 +359,7 @@ def respond(
     # A provider that reads no context (a test double) skips the loading; the offline engine reads it.
     context = load_context() if port.provider.reads_context else ReplyContext()
     outcome = generate_reply(port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt)
-    outcome = check_outbound(check_reading(outcome, payload, policy, locale), policy)
+    outcome = check_outbound(check_reading(outcome, payload, policy, locale), policy, payload.text)
     read = from_reading(*outcome.memory_reading) if outcome.reply.route == "generated" else None
     if read is not None and load_view is not None:
         log.info("the reply's own reading found a memory request (%s) the rules missed", read.ask)

@@ -29,7 +29,7 @@ from dataclasses import replace
 
 from ella.guard.classifier import classify
 from ella.guard.normalise import normalise
-from ella.guard.replies import WARM_BOUNDED
+from ella.guard.replies import ALL_WARM_BOUNDED
 from ella.guard.types import ROUTE_FOR, Category, Route, Severity, Verdict
 
 WINDOW = 4  # the user's messages read together (this one included)
@@ -55,6 +55,10 @@ _REFERRAL = re.compile(r"findahelpline|crisis (?:line|lifeline)|samaritans|988|t
 _NO = re.compile(
     r"^(?:no+|nope|nah|not really|no no|never|of course not|god no|hell no|nein|ne+|nee|nö|non|no,? (?:i'?m|im) "
     r"(?:ok|okay|fine|good|safe)|(?:i'?m|im) (?:ok|okay|fine|good|safe|alright|all right)|i would never)\b"
+)
+_FINE = re.compile(
+    r"\b(?:(?:i'?m|im|i am) (?:ok|okay|fine|good|safe|alright|all right|doing (?:ok|okay|better|fine|alright))|"
+    r"all good|no worries|ich bin (?:ok|okay|sicher|in sicherheit)|estoy bien|je vais bien|sto bene)\b"
 )
 _YES = re.compile(
     r"^(?:yes+|yeah|yep|yup|ya|yh|ok(?:ay)?|sure|i am|i will|i'?ll (?:call|try|text|reach)|thank(?:s| you)|ty|"
@@ -99,9 +103,10 @@ def _answer_to_crisis_question(ella_said: str, answer: str, verdict: Verdict) ->
         refused = (_NO.search(said) or _HOPELESS.search(said)) and not _YES.search(said)
         return _crisis("context.answer.to_referral", verdict) if timed or refused else None
     if _RISK_QUESTION.search(asked) and "?" in ella_said:
-        return None if _NO.search(said) and not timed else _crisis("context.answer.to_risk_question", verdict)
+        declined = _NO.search(said) or _FINE.search(said)
+        return None if declined and not timed else _crisis("context.answer.to_risk_question", verdict)
     if _SAFETY_QUESTION.search(asked):
-        safe = _YES.search(said) and not _HOPELESS.search(said) and not timed
+        safe = (_YES.search(said) or _FINE.search(said)) and not _HOPELESS.search(said) and not timed
         return None if safe else _crisis("context.answer.to_safety_question", verdict)
     return None
 
@@ -140,7 +145,7 @@ def classify_in_conversation(
     ):
         return _crisis("context.building", verdict)
     # pressed: a plea after an avowal (or after Ella's warm refusal); or an avowal only the messages together make
-    was_romance = last_ella.strip() in WARM_BOUNDED or any(v.category is Category.ROMANTIC_AVOWAL for v in alone)
+    was_romance = last_ella.strip() in ALL_WARM_BOUNDED or any(v.category is Category.ROMANTIC_AVOWAL for v in alone)
     emerged = together.category is Category.ROMANTIC_AVOWAL and not was_romance
     if (was_romance and _PRESS.search(normalise(text))) or emerged:
         category = Category.ROMANTIC_AVOWAL

@@ -1043,3 +1043,180 @@ RULES += (
         requires=r"\bi'?m done\b|\bi think i'?m done\b",
     ),
 )
+
+# ---- guard-1.4.0: method questions, means at hand, answers with a time, farewells to the family, self-injury ----
+# Families read off the misses of issue 25's third English blind file (tests/data/guard_blind3_en.jsonl, which is
+# from then on a tuned file): each is written as the behaviour, not the sentence, and each names the everyday
+# reading it leaves alone. The sealed English file was never read; it measures whether they generalise.
+_FICTION_OR_GAME = (
+    r"\b(?:minecraft|game|gaming|character|characters|gta|skyrim|elden ring|dark souls|the sims|sims|speedrun|boss|"
+    r"level|novel|story|fiction|plot|npc|villain|zombie|apocalypse|movie|film|show|series|book|dnd|d&d|campaign|"
+    r"fortnite|warzone|roblox)\b"
+)
+_HARMFUL = (
+    r"\b(?:bleach|pills|tablets|antifreeze|poison|drain cleaner|cleaner|chemicals|paracetamol|tylenol|"
+    r"painkillers|sleeping (?:pills|tablets)|insulin|all of (?:them|it)|the whole (?:bottle|box|packet|pack)|"
+    r"\d{2,})\b"
+)
+_EXCUSED = (
+    r"\b(?:late|missed|forgot|won'?t make it|can'?t make it|dinner|party|call|text|running|busy|traffic|flight|"
+    r"train|bus|meeting|mess|noise|shouting|fight|argument|row)\b"
+)
+
+RULES += (
+    rule(
+        "crisis.method.least_painful",
+        C,
+        HIGH,
+        r"\b(?:least painful|painless|quickest|fastest|easiest|surest|most peaceful|cleanest|simplest|best) "
+        r"(?:way|ways|method|methods|means) (?:to|of) (?:die|dying|go\b|end it|end (?:my|your|one'?s|a) life|"
+        r"kill (?:myself|yourself|oneself)|commit suicide|not wake up|overdose)\b",
+        guard=unless(_FICTION_OR_GAME),
+    ),
+    rule(
+        "crisis.method.will_it_be_quick",
+        C,
+        HIGH,
+        r"\bif i (?:drink|drank|take|took|swallow|swallowed|eat|ate|mix|inject|inhale|breathe in)\b(?:\s+\S+){0,7}?"
+        r"\s+(?:will|would|does|is|how long)\s+(?:it|that|this|i)\b(?:\s+\S+){0,3}?\s*(?:be quick|be painless|hurt|"
+        r"kill|work|be enough|be fatal|die|be over|take)\b",
+        requires=_HARMFUL,
+        guard=unless(_FICTION_OR_GAME),
+    ),
+    rule(
+        "crisis.means.out_again",
+        C,
+        HIGH,
+        r"\b(?:got|get|have|'?ve got|took|taken|getting) (?:the |my )?(?:blade|blades|razor|razors|razor blades?) "
+        r"(?:out|ready)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.means.at_hand",
+        C,
+        HIGH,
+        rf"\b(?:(?:the |my |all the |all my )?{_PILLS_WORD}|(?:the |a )?(?:rope|noose|blade|razor|gun|pistol))"
+        r"\b(?:\s+\S+){0,2}?\s+(?:in front of me|in my hand|on my lap|lined up|counted out)\b",
+        requires=r"\b(?:i|i'?ve|i have|i'?m|me|my)\b",
+        guard=all_of(
+            _hobby_reading,
+            unless(
+                r"\b(?:dog|cat|vet|doctor|prescri\w+|should i take|how many should|"
+                r"with food|dose|dosage|vitamins?|pharmacist|forgot to take)\b"
+            ),
+        ),
+        self_check=True,
+    ),
+    rule(
+        "crisis.means.rope_bought_bare",
+        C,
+        MEDIUM,
+        r"^(?:so |well |ok |okay )?i (?:just |finally )?(?:bought|got|ordered|picked up) (?:a |some |the )?"
+        r"(?:rope|noose)(?: today| tonight| earlier| this (?:morning|afternoon|evening))?\s*[.!]*$",
+    ),
+    rule(
+        "crisis.means.vehicle",
+        C,
+        HIGH,
+        r"\b(?:driv(?:e|ing)|crash(?:ing)?|steer(?:ing)?|swerv(?:e|ing)|ram(?:ming)?|aim(?:ing)?) (?:my|the) car "
+        r"(?:straight )?(?:into|off|at) (?:a |the )?(?:wall|tree|bridge|truck|lorry|river|cliff|barrier|pole|"
+        r"traffic|oncoming|pillar|lake|sea|canal)\b",
+        self_check=True,
+        negatable=True,
+    ),
+    rule("crisis.lexicon.typo_die", C, MEDIUM, r"\b(?:want|wanna|going|gonna|ready) (?:to )?(?:dei|diee|dye+ )$"),
+    rule(
+        "crisis.farewell.last_message_to_anyone",
+        C,
+        HIGH,
+        r"\b(?:this is|this'?ll be|here'?s|these are) my (?:last|final) (?:message|text|post|words)"
+        r"(?: to (?:anyone|everyone|you all|the world)| ever)\b",
+    ),
+    rule(
+        "crisis.farewell.sorry_to_family",
+        C,
+        HIGH,
+        r"\b(?:please )?tell (?:my )?(?:family|mum|mom|mam|dad|parents|kids|children|sister|brother|wife|husband|"
+        r"partner|friends|boyfriend|girlfriend|son|daughter|nan|gran) (?:that )?(?:i'?m|i am|im) (?:so )?sorry\b",
+        guard=unless(_EXCUSED),
+    ),
+    rule(
+        "crisis.plan.plan_and_date",
+        C,
+        HIGH,
+        r"\b(?:i have|i'?ve got|i'?ve made|i made|got|i'?ve set|i set) (?:a |the )?(?:plan|date|day|time) "
+        r"(?:and|,) (?:a |the )?(?:date|plan|time|place|day|method)\b",
+        guard=unless(
+            r"\b(?:wedding|party|trip|holiday|vacation|meeting|interview|exam|move|moving|surprise|"
+            r"proposal|birthday|reunion|launch|budget|diet|training)\b"
+        ),
+    ),
+    rule(
+        "crisis.means.already_taken",
+        C,
+        HIGH,
+        r"\b(?:already|just) (?:took|taken|swallowed|had|downed) (?:them|all of them|all|the (?:pills|tablets|lot|"
+        r"whole (?:bottle|box|packet|pack)))\b|\btook (?:like |about |around |over )?\d{2,} (?:of them|pills|"
+        r"tablets)\b",
+        guard=unless(r"\b(?:vitamins?|supplements?|photos?|pictures?|exams?|tests?|steps|shots|selfies)\b"),
+    ),
+    rule(
+        "crisis.plan.do_it_when_asleep",
+        C,
+        HIGH,
+        r"\b(?:going to|gonna|will|i'?ll) do it (?:after|when|once|while) (?:my |the |everyone |they )?(?:\w+ )?"
+        r"(?:go(?:es)? to (?:sleep|bed)|(?:is|are|'s|'re) (?:asleep|out|gone|at work)|fall asleep|leave|leaves)\b",
+        self_check=True,
+        guard=unless(r"\b(?:homework|laundry|dishes|cleaning|assignment|essay|workout|gym|call|game|stream)\b"),
+    ),
+    rule(
+        "crisis.self_injury.need_to_cut",
+        C,
+        HIGH,
+        r"\bi (?:really )?(?:need|want|have an urge|have the urge|am going|'?m going|'?m gonna) to cut\b"
+        r"(?!\s+(?:the|my|it|down|back|out|in|off|up|costs?|hair|carbs?|ties|class|corners|loose|sugar|"
+        r"through|a|an|some|this|that|them|him|her|you|ahead|it))",
+    ),
+    rule(
+        "crisis.self_injury.hide_marks",
+        C,
+        HIGH,
+        r"\bhid(?:e|ing) (?:the |my |these )?(?:marks|scars|cuts|wounds|burns|bruises)\b",
+        guard=unless(
+            r"\b(?:acne|tattoo|stretch|surgery|c-?section|operation|makeup|spots|pimples?|burns? from "
+            r"(?:cooking|the oven))\b"
+        ),
+    ),
+    rule(
+        "crisis.self_injury.hit_until",
+        C,
+        HIGH,
+        r"\b(?:punch(?:ed|ing)?|hit(?:ting)?|bang(?:ed|ing)?|smash(?:ed|ing)?) (?:the |a |my )?(?:wall|walls|head|"
+        r"fist|hand|mirror) (?:\w+ )?until\b",
+        requires=r"\b(?:do it again|want to (?:do it|again)|bled|bleed|broke|hurt myself|felt better|deserve)\b",
+    ),
+    rule(
+        "crisis.passive.rather_be_dead_meant",
+        C,
+        HIGH,
+        r"\bi'?d (?:honestly |really |genuinely )?rather (?:be dead|die)\b",
+        requires=r"\b(?:i mean it|not joking|seriously|for real|this time|not kidding|i'?m serious)\b",
+    ),
+    rule(
+        "crisis.passive.not_coming_up",
+        C,
+        HIGH,
+        r"\b(?:just )?(?:not|never) (?:coming|come|come back|coming back) up\b",
+        requires=r"\b(?:bath|water|pool|sea|lake|river|under|breath|sink)\b",
+        self_check=True,
+    ),
+    rule(
+        "crisis.final.make_it_stop_hopeless",
+        C,
+        HIGH,
+        r"\b(?:going to|gonna|about to|will|i'?ll) make (?:it|this|everything|the pain|it all) (?:all )?stop\b",
+        requires=r"\b(?:never (?:going to|gonna) get better|no point|can'?t (?:do|take) (?:this|it)|for good|forever|"
+        r"hopeless|tired of (?:this|it|everything|living|life)|nothing (?:will|is going to) change)\b",
+        self_check=True,
+    ),
+)

@@ -322,3 +322,28 @@ RULES += (
         guard=unless(r"\b(?:cloud|server|data ?cent(?:re|er)|haha|lol|for the (?:delivery|parcel|form))\b"),
     ),
 )
+
+# ---- guard-1.4.0: sexual content asked of Ella, arousal in the chat (read off guard_blind3_en's misses) -------
+RULES += (
+    rule(
+        "physical.explicit_story_with_us",
+        P,
+        HIGH,
+        r"\b(?:explicit|dirty|steamy|sexy|erotic|naughty|x-?rated|nsfw|spicy|smutty|smut|sex|lewd) "
+        r"(?:sex )?(?:story|stories|roleplay|role play|rp|chat|talk|scene|scenario|fanfic|fic)s? "
+        r"(?:with|about|between|of|starring|where)\s+(?:you and me|me and you|us\b|you and i|the two of us|you|me)",
+        reported=True,
+    ),
+    rule(
+        "physical.arousal_in_chat",
+        P,
+        HIGH,
+        r"\b(?:get|put|getting) me in the mood\b|\bi'?m (?:touching|playing with) myself\b|\b(?:you'?re|you are|"
+        r"you) (?:turning|turn|making|make) me (?:on|hard|wet|horny)\b|\bi'?m (?:so )?(?:horny|hard|wet) "
+        r"(?:for|because of|thinking about) (?:you|u)\b",
+        guard=unless(
+            r"\b(?:music|playlist|song|album|movie|film|holiday|christmas|party|cooking|baking|"
+            r"the game|workout)\b"
+        ),
+    ),
+)

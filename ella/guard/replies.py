@@ -152,6 +152,9 @@ _WARM_BOUNDED: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Every warm-bounded text in every language: how the guard recognises Ella's refusal in a conversation.
+ALL_WARM_BOUNDED = frozenset(text for texts in _WARM_BOUNDED.values() for text in texts)
+
 _CALM_REFUSAL_PHYSICAL: dict[str, str] = {
     "en": CALM_REFUSAL_PHYSICAL,
     "de": "Ich möchte, dass es zwischen uns herzlich und freundschaftlich bleibt. Weiter zu gehen wäre, glaube "
