@@ -21,9 +21,10 @@ from ella.guard import multilingual_de as de
 from ella.guard import multilingual_es as es
 from ella.guard import multilingual_fr as fr
 from ella.guard import multilingual_it as it
+from ella.guard import multilingual_themes as themes
 from ella.guard.rules import Rule
 
-_LANGUAGES = (de, es, fr, it)
+_LANGUAGES = (de, es, fr, it, themes)  # themes: the warning signs and requests all four share, by theme
 
 CRISIS: tuple[Rule, ...] = tuple(r for lang in _LANGUAGES for r in lang.CRISIS)
 ROMANCE: tuple[Rule, ...] = tuple(r for lang in _LANGUAGES for r in lang.ROMANCE)
