@@ -160,3 +160,11 @@ def test_the_reply_room_reads_the_answer_to_a_risk_question_in_context() -> None
     model = Scripted()
     outcome = _respond(model, "yes. tonight", RISK)
     assert model.calls == 0 and outcome.reply.category == "emotional_crisis" and outcome.reply.route == "canned"
+
+
+def test_a_hand_written_reply_is_in_the_language_the_message_was_written_in() -> None:
+    from ella.guard.replies import crisis_referral
+
+    outcome = _respond(Scripted(), "Ich will nicht mehr leben, ich kann einfach nicht mehr")
+    assert outcome.reply.category == "emotional_crisis"
+    assert outcome.reply.text == crisis_referral("en_US", language="de") != crisis_referral("en_US")
