@@ -53,6 +53,21 @@ _NEG_OR_REPORTED = all_of(_not_after(_NEGATED_BEFORE), _reported())
 _WANT = r"(?:voglio|vorrei|ho voglia di|sto per|devo|penso di|sto pensando di|ho deciso di|mi va di)"
 _DIE_IDIOM = r"\s+(?:dal|dalle|dai|di|da|per|d')\b|\s*d'"
 _PILLS = r"(?:pillole|pasticche|farmaci|medicine|compresse|sonniferi|psicofarmaci|ansiolitici|gocce)"
+# "la faccio finita con la dieta": ending a habit, not a life (unless the life, everything or myself is named)
+_FINITA_CON = (
+    r"|(?<=ta)\s+con\s+(?!(?:la vita|la mia vita|questa vita|sta vita|tutto|tutti|me stess[oa]|il mondo|"
+    r"questo mondo|l'esistenza)\b)"
+)
+# sports and game hyperbole: "se perde la Roma mi ammazzo"
+_IF_THEY_LOSE = (
+    r"\bse\s+(?:\w+\s+){0,2}?(?:perde|perdono|perdiamo|pareggia|pareggiano|retrocede|non vince|non vincono|"
+    r"non vinciamo)\b"
+)
+# "le regole del gioco / della dieta": someone else's rules, not Ella's
+_RULES_OF = (
+    r"\s+(?:del|della|dello|dei|delle|degli|di)\s+(?!(?:sistema|sviluppator\w*|programmator\w*|prima|anthropic|"
+    r"openai|sicurezza|ella|chi ti ha creat\w+)\b)"
+)
 _DEATH_WORDS = r"\b(?:morire|morto|morta|uccidermi|ammazzarmi|suicid\w*|farla finita|vivere|sparire)\b"
 
 CRISIS: tuple[Rule, ...] = (
@@ -66,8 +81,13 @@ CRISIS: tuple[Rule, ...] = (
         r"buttare (?:giu|dal|sotto))\b|\b(?:mi uccido|mi ammazzo|mi suicido|la faccio finita|mi tolgo la vita|"
         r"mi butto (?:giu|dal ponte|sotto un treno|sotto il treno|dalla finestra|dal balcone))\b|\bpenso\s+"
         r"(?:\w+\s+)?al suicidio\b|\bsono\s+suicida\b|\bpensieri\s+suicid\w*\b",
-        after=_DIE_IDIOM + r"|\s+(?:di risate|dalle risate|di lavoro|di studio|in palestra)\b",
-        guard=all_of(_NEG_OR_REPORTED, unless(r"\bda morire\b(?!.*\b(?:voglio|vorrei) morire\b)")),
+        after=_DIE_IDIOM + r"|\s+(?:di risate|dalle risate|di lavoro|di studio|in palestra)\b" + _FINITA_CON,
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(r"\bda morire\b(?!.*\b(?:voglio|vorrei) morire\b)"),
+            unless(_IF_THEY_LOSE),
+            lambda text, m: _third(text, m),
+        ),
     ),
     rule(
         "crisis.it.dont_want_to_live",
@@ -125,7 +145,8 @@ CRISIS: tuple[Rule, ...] = (
         "crisis.it.farewell",
         C,
         MEDIUM,
-        r"\baddio\s+(?:per sempre|a tutti|a tutti voi)\b|\blettera d'addio\b|\bquesto e il mio (?:ultimo )?"
+        r"\baddio\s+(?:per sempre|a tutti|a tutti voi)\b(?!\s+(?:al|alla|allo|ai|agli|alle|all')\b)|"
+        r"\blettera d'addio\b|\bquesto e il mio (?:ultimo )?"
         r"(?:addio|messaggio)\b|\bquando non ci saro piu\b|\bvi (?:saluto|dico addio) per sempre\b",
         guard=unless(r"\b(?:trasloco|lavoro|viaggio|paese|citta|scuola|gruppo|whatsapp|server)\b"),
     ),
@@ -138,7 +159,8 @@ ROMANCE: tuple[Rule, ...] = (
         MEDIUM,
         r"\b(?:io\s+)?ti\s+(?:amo|adoro da impazzire)\b|\btiamo\b|\bti amo\b",
         after=r"(?:\s+(?:tanto|tantissimo|anche|cosi tanto|da morire))*\s*,?\s*(?:mamma|papa|nonna|nonno|ragazzi|amici|"
-        r"tutti|fratello|sorella|zia|zio|figlio|figlia)\b",
+        r"tutti|fratello|sorella|zia|zio|figlio|figlia|pizza|nutella|cioccolato|gelato|raga|bro|frate|fra|amica|amico|"
+        r"amiche|cane|gatto|micio)\b",
         guard=_NEG_OR_REPORTED,
     ),
     rule(
@@ -178,7 +200,7 @@ PHYSICAL: tuple[Rule, ...] = (
         P,
         HIGH,
         r"\bfammi vedere\s+(?:\w+\s+)?(?:il tuo corpo|le tue tette|il tuo seno|il tuo sedere|come sei nuda|sotto)\b|"
-        r"\b(?:mandami|inviami|manda|mostrami)\s+(?:\w+\s+)?(?:foto\s+(?:nuda|nude|osé|ose|sexy|hot|in intimo)|nudes|"
+        r"\b(?:mandami|inviami|manda|mostrami)\s+(?:\w+\s+)?(?:foto\s+(?:nuda|nude|ose|sexy|hot|in intimo)|nudes|"
         r"nude)\b|\bspogliati\b|\btogliti\s+(?:i vestiti|la maglia|il reggiseno|le mutandine|tutto)\b|\b(?:voglio|"
         r"vorrei|facciamo|ho voglia di)\s+(?:\w+\s+)?(?:fare l'amore|fare sesso|scoparti|venire a letto con te|"
         r"andare a letto con te)\b|\bsesso\s+con\s+(?:te|me)\b|\b(?:parliamo|parlare|parlami)\s+(?:\w+\s+)?di\s+"
@@ -197,6 +219,7 @@ MANIPULATION: tuple[Rule, ...] = (
         r"(?:tutte\s+|tutti\s+)?(?:le|tue|i|tuoi|queste|delle|le tue|i tuoi)\s+(?:\w+\s+)?(?:istruzioni|regole|"
         r"direttive|restrizioni|limiti|filtri|impostazioni|linee guida|ordini)\b|\b(?:dimentica|ignora)\s+tutto\s+"
         r"(?:quello che|cio che)\s+ti\s+(?:hanno|abbiamo|ho)\s+(?:detto|insegnato)\b",
+        after=_RULES_OF,
         guard=unless(r"\b(?:del gioco|della ricetta|dell'esame)\b"),
     ),
     rule(
@@ -222,5 +245,860 @@ MANIPULATION: tuple[Rule, ...] = (
         r"chiami)\s+dan\b|\b(?:da ora in poi|d'ora in poi|da adesso)\s+ti\s+chiami\b|\bun'altra (?:ia|intelligenza "
         r"artificiale)\b",
         guard=unless(r"\b(?:telefono|cellulare|android|iphone|impostazioni del|console|browser)\b"),
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The English rule families, ported: how Italians write them in chat (no accents, "nn"/"nun" for "non", "+" for
+# "piu", "sn"/"so" for "sono", romanesco "me"/"m'" for "mi", "vojo"/"mori"/"vive"), each family with the everyday
+# reading it leaves alone. Appended to the tuples above so the rule order (and ids) of the first pass stay put.
+# ---------------------------------------------------------------------------------------------------------------
+
+_NN = r"(?:non|nn|nun)"
+_PIU = r"(?:piu|\+)"
+_SONO = r"(?:sono|sn|so)"
+_ME = r"(?:mi|me|m')\s*"
+_VOGLIO = r"(?:voglio|vojo|vorrei|vorei|desidero|ho voglia di|spero di|prego di|non vedo l'ora di|sogno di)"
+_SLACK1 = rf"{_SLACK}{{0,2}}?"
+_DIE_VERB = (
+    r"(?:morire|mori|morie|murire|crepare|schiattare|uccidermi|ucidermi|ammazzarmi|amazzarmi|suicidarmi|"
+    r"sucidarmi|impiccarmi|spararmi|buttarmi|lanciarmi|annegarmi|avvelenarmi|farla finita|farla finta|"
+    r"farmi fuori|togliermi di mezzo|levarmi di mezzo|togliermi la vita|smettere di (?:esistere|vivere|respirare))"
+)
+# everyday readings of death words: laughing, hunger, heat, boredom, a match, a film, a game, work
+_DEATH_IDIOM = (
+    r"\b(?:dal ridere|dalle risate|di risate|dalla fame|di fame|di sete|dal caldo|di caldo|dal freddo|di freddo|"
+    r"di noia|dalla noia|dal sonno|di sonno|dalla voglia|dall'invidia|d'invidia|di vergogna|dalla vergogna|"
+    r"dalla curiosita|di curiosita|da morire|a ridere|partita|videogioco|gioco|livello|personaggio|film|serie|"
+    r"romanzo|libro|canzone|fumetto|anime)\b"
+)
+_THIRD_PEOPLE = (
+    r"\b(?:mio (?:fratello|padre|papa|nonno|zio|cugino|figlio|amico|ragazzo|marito|collega|vicino|cane|gatto)|"
+    r"mia (?:sorella|madre|mamma|nonna|zia|cugina|figlia|amica|ragazza|moglie|collega|vicina)|"
+    r"(?:il mio|un mio|la mia|una mia) (?:amico|amica|collega|compagno|compagna|vicino|vicina|paziente|cliente|"
+    r"alunno|alunna|studente|studentessa|ex)|un amico|un'amica|la mia migliore amica|il mio migliore amico|"
+    r"lui|lei|loro|qualcuno|la gente|il protagonista|la protagonista|il personaggio)\b"
+)
+_THIRD_BEFORE = re.compile(
+    r"(?<!\ba )(?<!\bal )(?<!\bai )(?<!\bda )(?<!\bdi )(?<!\balla )(?<!\bcon )(?<!\bdella )(?<!\bdel )"
+    + _THIRD_PEOPLE
+    + r"(?:\s+[\w']+){0,3}?[\s,:]*(?:che\s+)?$"
+)
+
+
+def _third(text: str, m: re.Match[str]) -> bool:
+    """Reject a match whose clause is about someone else ("mia sorella ha pensieri suicidi"), but not when the
+    person is the one told ("ho detto a mia madre che voglio morire")."""
+    return _THIRD_BEFORE.search(text, max(0, m.start() - 50), m.start()) is not None
+
+
+_THIRD = _third
+_CRISIS_GUARD = all_of(_NEG_OR_REPORTED, _THIRD)
+_FAREWELL_ORDINARY = (
+    r"\b(?:trasloco|traslocare|trasferisco|trasferimento|lavoro|ufficio|colleghi|viaggio|vacanza|vacanze|"
+    r"erasmus|estero|paese|citta|scuola|classe|universita|gruppo|whatsapp|telegram|server|discord|canale|"
+    r"instagram|tiktok|facebook|social|squadra|palestra|pensione|casa nuova|nuova casa|partenza|parto|aereo|volo|"
+    r"treno per|matrimonio|festa|compleanno|gioco|partita)\b"
+)
+_SCHOOL = r"\b(?:esame|esami|scuola|verifica|interrogazione|maturita|tesi|lavoro|ufficio|turno|progetto|scadenza)\b"
+
+CRISIS += (
+    # a wish to die said with a verb of wanting, hoping or longing, regional and typed forms included
+    rule(
+        "crisis.it.wish_to_die_forms",
+        C,
+        HIGH,
+        rf"\b{_VOGLIO}\s+{_SLACK1}{_DIE_VERB}\b|\b(?:me|mi|m')\s*(?:\w+\s+)?(?:vojo|voglio|vorrei|devo)\s+(?:\w+\s+)?"
+        r"(?:ammazza|ammazzare|uccide|uccidere|sparare|impicca|impiccare|butta|buttare|lancia|lanciare|"
+        r"toglie di mezzo|togliere di mezzo|leva di mezzo|levare di mezzo)\b|"
+        r"\b(?:me|m')\s*(?:ammazzo|sparo|impicco|butto(?: giu| di sotto| dal| sotto)|uccido|levo di mezzo|"
+        r"tolgo di mezzo)\b|"
+        r"\bmi\s+(?:impicco|levo di mezzo|tolgo di mezzo|avveleno|faccio fuori)\b|"
+        r"\b(?:mi ucciderei|mi ammazzerei|mi toglierei la vita|la farei finita)\b(?!\s+(?:dal|dalle|di|se)\b)",
+        after=_DIE_IDIOM.replace(r"\b(?:", r"\s*(?:", 1) + r"|\s+(?:piuttosto|prima di|pur di)\b" + _FINITA_CON,
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(r"\b(?:se perd\w+|se (?:la|il) \w+ perde|piuttosto che)\b|" + _IF_THEY_LOSE[2:]),
+            unless(r"\bda (?:morire|crepare|impazzire)\b(?!.*\b(?:voglio|vorrei|spero di) (?:morire|crepare)\b)"),
+        ),
+    ),
+    # suicide named: thoughts, attempts, "suicidal", planning it
+    rule(
+        "crisis.it.suicide_named",
+        C,
+        HIGH,
+        r"\b(?:ho|avevo|sto)\s+(?:\w+\s+)?(?:pensieri|idee|tendenze|istinti)\s+(?:suicid\w*|di morte|"
+        r"di farla finita)\b|"
+        r"\b(?:ho|avevo)\s+(?:gia\s+)?(?:tentato|provato)\s+(?:\w+\s+)?(?:il suicidio|a uccidermi|a ammazzarmi|"
+        r"ad ammazzarmi|di uccidermi|a togliermi la vita|di togliermi la vita|a farla finita|di farla finita)\b|"
+        rf"\b(?:mi sento|{_SONO})\s+(?:\w+\s+)?suicida\b|\bpenso\s+(?:\w+\s+){{0,2}}?(?:di|a)\s+(?:uccidermi|"
+        r"ammazzarmi|suicidarmi|farla finita|togliermi la vita)\b|\b(?:sto|ho)\s+(?:\w+\s+)?(?:pensando|pensato)\s+"
+        r"(?:\w+\s+)?(?:al suicidio|di suicidarmi|di uccidermi|di ammazzarmi|di farla finita|di togliermi la vita|"
+        r"a come (?:farla finita|morire|uccidermi))\b|\b(?:penso|pensavo|ho pensato)\s+(?:\w+\s+){0,2}?a come "
+        r"(?:farla finita|morire|uccidermi|ammazzarmi|suicidarmi|togliermi la vita)\b|\b(?:il mio|"
+        r"un)\s+tentativo di suicidio\b",
+        guard=_CRISIS_GUARD,
+    ),
+    # passive wishes: never born, not exist, be dead, not be here
+    rule(
+        "crisis.it.passive_wish",
+        C,
+        HIGH,
+        rf"\b(?:vorrei|vorei|avrei voluto|preferirei|preferisco|magari potessi|spero di)\s+(?:\w+\s+)?(?:{_NN}\s+"
+        r"(?:essere (?:mai )?nat[oa]|essere mai venut[oa] al mondo|esistere|esserci|esserci piu|stare al mondo|"
+        rf"svegliarmi|svegliarmi {_PIU}|esserci {_PIU}|esistere {_PIU})|essere mort[oa]|morire nel sonno|"
+        r"addormentarmi e (?:non|nn) svegliarmi|addormentarmi per sempre|dormire per sempre|spegnermi|"
+        r"smettere di esistere|non essere mai nat[oa])|\bmagari\s+(?:fossi|ero)\s+mort[oa]\b|"
+        rf"\b(?:meglio|sarebbe meglio|era meglio)\s+(?:se\s+)?(?:{_NN}\s+(?:fossi|ero)\s+mai\s+nat[oa]|morire|"
+        r"(?:essere|fossi|ero) mort[oa])\b",
+        after=r"\s+(?:piuttosto|che|di risate|dal ridere|dalla vergogna|di vergogna|che tornare)\b|"
+        r"\s*(?:,\s*)?(?:piuttosto che|che (?:andare|tornare|mangiare|fare|vedere|rifare|studiare))\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:da ridere|per sbaglio|in quel film|nel gioco|dalla vergogna|sveglia|lezione|turno|tardi|"
+                r"in ritardo|alle \d|presto per|domenica|weekend|sabato mattina|la mattina|fino a tardi|ferie)\b"
+            ),
+        ),
+    ),
+    # no reason to live, life makes no sense, tired of living, done with life
+    rule(
+        "crisis.it.no_reason_to_live",
+        C,
+        HIGH,
+        r"\b(?:(?:che|ke|ok|k) senso ha|a che serve|a cosa serve|a ke serve|per cosa|"
+        r"perche dovrei)\s+(?:ancora\s+)?(?:vivere|"
+        rf"andare avanti|continuare a vivere|svegliarmi|esistere|stare al mondo)\b|\b{_NN}\s+(?:ho|c'ho|trovo)\s+"
+        rf"(?:{_PIU}\s+)?(?:\w+\s+)?(?:motivi|motivo|ragioni|ragione|un motivo|una ragione)\s+(?:per|di)\s+"
+        r"(?:vivere|andare avanti|restare|svegliarmi|continuare)\b|\b(?:stanc[oa]|stuf[oa]|esaust[oa]|sfinit[oa])\s+"
+        r"(?:di\s+)?(?:vivere|esistere|essere viv[oa]|stare al mondo|questa vita)\b|\bho chiuso con la vita\b|"
+        r"\b(?:la|sta|questa)\s+(?:mia\s+)?vita\s+(?:\w+\s+)?(?:nn|non)\s+(?:ha|"
+        r"vale)\s+(?:piu\s+)?(?:nessun\s+)?(?:senso|la pena)\b|"
+        rf"\b{_NN}\s+vale\s+(?:{_PIU}\s+)?la pena\s+(?:di\s+)?(?:vivere|andare avanti|continuare)\b|"
+        rf"\b{_NN}\s+(?:vojo|voglio)\s+(?:{_PIU}\s+)?(?:vive|vivere|campa|campare)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:senza (?:il )?caffe|senza pizza|senza calcio|in questa citta|"
+                r"cosi lontano|con questo caldo|a milano|a roma)\b"
+            ),
+        ),
+    ),
+    # can't go on, with living or an end named
+    rule(
+        "crisis.it.cant_go_on",
+        C,
+        MEDIUM,
+        rf"\b{_NN}\s+(?:ce la faccio|ce la fo|riesco|posso|any posso|ne posso)\s+(?:{_PIU}\s+)?(?:a|ad|di)\s+"
+        r"(?:vivere|andare avanti|continuare cosi|continuare a vivere|sopravvivere|stare al mondo|esistere|"
+        r"svegliarmi ogni mattina)\b|"
+        rf"\b{_NN}\s+(?:ce la faccio|ce la fo|reggo|any posso|ne posso)\s+{_PIU}\s*[,.!]*\s*(?:voglio|vorrei|basta)\s+"
+        r"(?:\w+\s+)?(?:sparire|morire|finire|farla finita|dormire per sempre|andarmene per sempre)\b|"
+        rf"\b{_NN}\s+(?:ce la faccio|ce la fo|reggo)\s+{_PIU}\s*(?:[,.!]\s*)?(?:e|voglio)\s+(?:\w+\s+)?"
+        r"(?:finire|chiudere) tutto\b",
+        guard=all_of(_CRISIS_GUARD, unless(_DEATH_IDIOM)),
+    ),
+    # want it all to end, the pain to stop
+    rule(
+        "crisis.it.want_it_to_end",
+        C,
+        MEDIUM,
+        r"\b(?:voglio|vorrei|vojo)\s+(?:solo\s+)?(?:che|ke)\s+(?:finisca|smetta|si fermi|termini)\s+(?:tutto|"
+        r"questo dolore|il dolore|questa vita|la mia vita)\b|\b(?:voglio|vorrei)\s+(?:solo\s+)?(?:che|ke)\s+(?:tutto|"
+        r"il dolore|questa vita|la mia vita|questo dolore)\s+(?:\w+\s+)?(?:finisca|smetta|si fermi|abbia fine)\b|"
+        r"\b(?:voglio|vorrei)\s+(?:solo\s+)?(?:chiudere|finire)\s+(?:con\s+)?(?:tutto|la mia vita|questa vita)\s+"
+        r"(?:per sempre|una volta per tutte|e basta)\b|\bvoglio solo smettere di soffrire per sempre\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                _SCHOOL + r"|\b(?:guerra|pandemia|lockdown|estate|inverno|settimana|"
+                r"giornata|riunione|film|serie|stagione|campionato|partita|relazione|storia con)\b"
+            ),
+        ),
+    ),
+    # burdensomeness and "no one would care / notice"
+    rule(
+        "crisis.it.burden",
+        C,
+        MEDIUM,
+        rf"\b{_SONO}\s+(?:solo\s+|soltanto\s+|sempre\s+)?(?:un peso|un fardello|un problema per tutti|"
+        r"una palla al piede per tutti)\b(?!\s+(?:in palestra|a calcio|al lavoro|nella squadra|per la squadra)\b)|"
+        r"\b(?:do|porto|creo)\s+solo\s+(?:problemi|fastidio|dolore)\s+a\s+(?:tutti|chi mi sta vicino|"
+        r"chi mi vuole bene)\b|\brovino la vita (?:a tutti|di tutti|a chi mi sta vicino)\b|"
+        r"\b(?:a\s+)?nessuno\s+(?:importerebbe|importera|gliene fregherebbe|frega(?:rebbe)?|mancherei|"
+        r"se (?:ne|any) accorgerebbe|piangerebbe|verrebbe al mio funerale)\s*(?:niente\s+|nulla\s+)?(?:se|quando)\s+"
+        r"(?:\w+\s+)?(?:morissi|sparissi|me ne andassi|non ci fossi|mi uccidessi|mi ammazzassi|morivo|sparivo)\b|"
+        r"\b(?:a chi|chi)\s+(?:importerebbe|mancherei|se (?:ne|any) accorgerebbe|"
+        r"piangerebbe)\s+se\s+(?:\w+\s+)?(?:morissi|"
+        r"sparissi|non ci fossi)\b|\bse\s+(?:\w+\s+)?(?:morissi|sparissi)\s+(?:domani\s+|oggi\s+|stanotte\s+)?"
+        r"(?:nessuno|a nessuno)\s+(?:se (?:ne|any) accorgerebbe|importerebbe|noterebbe|piangerebbe|gliene fregherebbe|"
+        r"mi cercherebbe)\b|\bnon mancherei a nessuno\b|\bnessuno si accorgerebbe (?:della mia assenza|se sparissi)\b|"
+        r"\bnon saro piu un peso per nessuno\b",
+        guard=_CRISIS_GUARD,
+    ),
+    # the world / everyone better off without me
+    rule(
+        "crisis.it.world_without_me",
+        C,
+        MEDIUM,
+        r"\b(?:il mondo|la vita di tutti|la mia famiglia|tutti|i miei|mia madre|mio padre|la mia ragazza|"
+        r"il mio ragazzo)\s+(?:\w+\s+)?(?:sarebbe|sarebbero|starebbe|starebbero|stara|staranno|vivrebbe|vivrebbero)\s+"
+        r"(?:\w+\s+)?(?:meglio|migliore|migliori|piu felic[ei]|piu seren[oaie]|"
+        r"piu tranquill[oaie])\s+senza\s+(?:di\s+)?me\b|"
+        r"\bsenza\s+(?:di\s+)?me\s+(?:il mondo|tutti|la mia famiglia|i miei)\s+(?:\w+\s+)?(?:sarebbe|sarebbero|"
+        r"starebbe|starebbero|stara|staranno)\s+(?:\w+\s+)?(?:meglio|migliore|piu felici?)\b|"
+        r"\bun mondo senza di me sarebbe\b|\bmeglio per tutti se (?:io )?(?:sparisco|muoio|me any vado|me ne vado|"
+        r"mi tolgo di mezzo|non ci sono piu)\b",
+        guard=unless(r"\b(?:in vacanza|in ufficio|alla festa|in squadra|al lavoro|in gruppo|nel gruppo)\b"),
+    ),
+    # disappearing for ever, vanishing, leaving for good (not a move, a trip, a job)
+    rule(
+        "crisis.it.disappear",
+        C,
+        MEDIUM,
+        rf"\b(?:voglio|vorrei|vojo|devo|sto per)\s+(?:solo\s+|soltanto\s+)?(?:sparire|scomparire|svanire|dissolvermi|"
+        rf"andarmene)\s+(?:per sempre|e basta|nel nulla|dalla faccia della terra|da questo mondo|da tutto e "
+        rf"tutti|da tutti per sempre|definitivamente|e (?:non|nn) tornare {_PIU})|\b(?:me any|me ne|mene)\s+vado\s+"
+        r"per sempre\b|\bvado via per sempre\b|\bsparisco per sempre\b|\bnon mi vedrete (?:mai )?piu\b|"
+        r"\bnon mi sentirete (?:mai )?piu\b|\bnon (?:mi )?sentirai (?:mai )?piu (?:parlare di me|da me)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                _FAREWELL_ORDINARY + r"|\b(?:sotto le coperte|per (?:un|qualche) "
+                r"(?:giorno|weekend|mese|po)|in montagna|al mare|dai social|da instagram|dal gruppo|da qui)\b"
+            ),
+        ),
+    ),
+    # not waking up, sleeping for ever
+    rule(
+        "crisis.it.not_waking",
+        C,
+        HIGH,
+        rf"\b(?:spero|speravo|vorrei|voglio|magari|prego)\s+(?:\w+\s+)?(?:di\s+)?{_NN}\s+(?:mi\s+)?"
+        r"(?:svegliarmi|sveglio|svegliassi|risvegliarmi)\s*(?:piu\b|\+|domani|stanotte|mai piu|domattina)|"
+        r"\b(?:addormentarmi|dormire)\s+(?:e\s+)?(?:per sempre|e non svegliarmi|e nn svegliarmi|senza svegliarmi)\b|"
+        r"\bchiudere gli occhi e (?:non|nn) (?:riaprirli|aprirli) (?:piu|mai piu)\b|"
+        r"\b(?:purtroppo|peccato|odio|che schifo)\s+(?:\w+\s+)?(?:mi sono svegliat[oa]|essermi svegliat[oa]|"
+        r"sono ancora viv[oa])\b|\bdelus[oa] di (?:essermi svegliat[oa]|essere ancora viv[oa])\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:sveglia|allarme|weekend|domenica|ferie|vacanza|presto|lunedi|"
+                r"alle \d|tardi|lezione|turno|ritardo)\b"
+            ),
+        ),
+    ),
+    # self-injury: cut, burn, hit myself, need to cut, hide the marks
+    rule(
+        "crisis.it.self_injury",
+        C,
+        HIGH,
+        rf"\b(?:mi\s+|me\s+)?(?:{_SONO}|mi sn|mi sono|mi so)\s+(?:\w+\s+)?(?:tagliat[oa]|bruciat[oa]|ferit[oa]|"
+        r"graffiat[oa]|fatt[oa] (?:del )?male)\s+(?:di nuovo|ancora|apposta|le braccia|le gambe|i polsi|il polso|"
+        r"le cosce|con la lametta|con il rasoio|con la sigaretta|un'altra volta|stanotte|ieri sera)\b|"
+        r"\b(?:ho|c'ho)\s+(?:\w+\s+)?(?:bisogno|voglia)\s+di\s+(?:tagliarmi|farmi male|ferirmi|bruciarmi|"
+        r"vedere (?:il )?sangue)\b|\b(?:nascondo|nascondere|coprire|copro)\s+(?:\w+\s+){0,2}?(?:i tagli|le cicatrici|"
+        r"le ferite|i segni)\s+(?:sulle|sui|delle|dei|sul|sulla)\s+(?:braccia|polsi|polso|gambe|cosce)\b|"
+        r"\b(?:mi\s+)?(?:prendo|sono preso|sono presa)\s+a\s+(?:pugni|schiaffi)\s+(?:da sol[oa]|fino a)\b|"
+        r"\b(?:sbatto|ho sbattuto)\s+la testa (?:contro il muro|al muro) (?:fino a|finche|apposta)\b|"
+        r"\b(?:lametta|lamette|rasoio)\b.{0,30}\b(?:polsi|braccia|cosce|tagliarmi)\b|"
+        r"\bmi\s+(?:faccio|sono fatt[oa])\s+(?:del\s+)?male\s+(?:apposta|da sol[oa]|di proposito|quando)\b|"
+        r"\b(?:sono|so)\s+ricadut[oa]\b.{0,40}\b(?:tagli|tagliarmi|autolesion\w*|lametta)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:cucina|cucinando|verdura|cipolla|pane|per sbaglio|senza volere|"
+                r"capelli|barba|radendomi|mi radevo|sole|scottat[oa] al sole|in palestra|allenamento|partita|calcio|"
+                r"pallone|bicicletta|bici|caduta|caduto|caduta)\b"
+            ),
+        ),
+    ),
+    # how to: method research, least painful, quickest, what floor, searched online
+    rule(
+        "crisis.it.method_research",
+        C,
+        HIGH,
+        r"\b(?:come|in che modo)\s+(?:ci si|si puo|posso|potrei|faccio a|fare a|si fa a)\s+(?:\w+\s+)?(?:uccide(?:re)?|"
+        r"ammazzar(?:e|mi|si)|suicidar(?:e|mi|si)|impiccar(?:e|mi|si)|uccidermi|togliermi la vita|togliersi la vita|"
+        r"farla finita|morire senza soffrire|morire senza dolore)\b|\b(?:modo|metodo|maniera)\s+(?:\w+\s+)?"
+        r"(?:meno doloros[oa]|indolore|piu veloce|piu rapid[oa]|piu sicur[oa]|piu facile|migliore)\s+(?:per|di)\s+"
+        r"(?:morire|uccidermi|suicidarmi|farla finita|ammazzarmi|andarmene|togliermi la vita)\b|"
+        r"\b(?:ho cercato|sto cercando|cercavo|ho googlato|ho guardato)\s+(?:\w+\s+){0,2}?(?:come|metodi per|"
+        r"modi per)\s+"
+        r"(?:\w+\s+)?(?:suicidar\w*|impiccar\w*|uccider\w*|ammazzar\w*|togliersi la vita|farla finita|morire)\b|"
+        r"\bda (?:che|quale) piano\s+(?:\w+\s+){0,3}?(?:si muore|muori|morire|e sicuro|bisogna buttarsi|buttarsi)\b|"
+        r"\bcome\s+(?:suicidarsi|impiccarsi|uccidersi|ammazzarsi)\b|\bmetodi (?:di|per il) suicidio\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:romanzo|racconto|libro|giallo|sceneggiatura|film|serie|"
+                r"personaggio|gioco|videogioco|zanzare|scarafaggi|formiche|pianta|piante|erbacce|topi|batteri|processo|"
+                r"server|tesi|storia)\b"
+            ),
+        ),
+    ),
+    # lethality and pain: lethal dose, how many to die, does it hurt, would I die if
+    rule(
+        "crisis.it.lethality",
+        C,
+        HIGH,
+        r"\b(?:dose|quantita)\s+(?:letale|mortale)\b|\bquant[ei]\s+(?:\w+\s+){0,3}?(?:servono|ci vogliono|devo "
+        r"prendere|bisogna prendere|ne servono)\s+(?:\w+\s+){0,2}?(?:per\s+)?(?:morire|non svegliarsi|non svegliarmi|"
+        r"andarsene|farla finita|overdose)\b|\b(?:fa|fara)\s+male\s+(?:morire|impiccarsi|annegare|tagliarsi le vene|"
+        r"buttarsi|morire dissanguat[oa])\b|\bsi soffre\s+(?:a|quando|se)\s+(?:\w+\s+)?(?:muori|si muore|impicc\w*|"
+        r"annega\w*|butt\w*)\b|\b(?:morirei|muoio|potrei morire|riuscirei a morire)\s+se\s+(?:prendo|prendessi|"
+        r"ingoio|ingoiassi|mi butto|mi buttassi|bevo|bevessi)\s+(?:\w+\s+){0,3}?(?:pillole|pastiglie|pasticche|"
+        r"compresse|tachipirine|tachipirina|paracetamolo|candeggina|xanax|sonniferi|farmaci|flacone|scatola|"
+        r"dal|dalla|da|giu)\b|\b(?:e|sarebbe)\s+(?:\w+\s+)?(?:letale|mortale)\s+(?:se\s+)?(?:prendere|ingoiare|"
+        r"prendo|ingoio)\b|\bovrdose\b|\boverdose\s+(?:di|da)\s+(?:\w+\s+)?(?:sicura|per morire|per non svegliarmi)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:cane|gatto|cani|gatti|bambin\w+|neonat\w+|figli\w*|pianta|"
+                r"piante|topi|insetti|veterinari\w*|esame|farmacologia|infermier\w*|medicina|universita|romanzo|libro|"
+                r"giallo|film|serie|personaggio|per sbaglio|paziente|pazienti|caffeina|caffe|cioccolato)\b"
+            ),
+        ),
+    ),
+    # means at hand or already taken: pills in front of me, rope ready, I've taken them all
+    rule(
+        "crisis.it.means_at_hand",
+        C,
+        HIGH,
+        rf"\bho\s+(?:\w+\s+){{0,2}}?(?:{_PILLS}|pastiglie|pasticche|la corda|una corda|il cappio|la lametta|"
+        r"le lamette|il coltello|la pistola|una pistola|il flacone|la scatola di \w+)\s+(?:\w+\s+)?(?:qui\s+|gia\s+)?"
+        r"(?:davanti|in mano|sul tavolo|sul letto|pronte|pronta|pronto|accanto a me|vicino a me|nel cassetto e)\b|"
+        rf"\bho\s+(?:gia\s+|appena\s+)?(?:preso|ingoiato|mandato giu|buttato giu|"
+        rf"bevuto)\s+(?:\w+\s+){{0,2}}?(?:tutt[ei]\s+)?"
+        rf"(?:le|i|la|il|un|una|\d+|venti|trenta|quaranta|cinquanta|dieci|tutto il|tutta la|mezza|mezzo)?\s*"
+        rf"(?:{_PILLS}|pastiglie|pasticche|tachipirine|flacone|boccetta|candeggina|scatola|blister)\b"
+        r"(?!\s+(?:per il|per la|contro|per dormire|come prescritto|che mi ha dato))|"
+        r"\bho\s+trovato\s+(?:la pistola|il fucile)\s+di\s+(?:mio|mia)\b|\bil cappio e pronto\b|"
+        r"\b(?:ho|c'ho)\s+(?:fatto|preparato)\s+(?:il|un)\s+cappio\b|\b(?:sto|sn|sono)\s+(?:andando|andata|andato)\s+"
+        r"in overdose\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:mal di testa|febbre|raffreddore|influenza|dolore|ricetta|"
+                r"medico|dottore|farmacia|farmacista|antibiotico|vitamin\w+|integrator\w+|pillola anticoncezionale|"
+                r"come (?:mi ha detto|prescritto)|prescritt\w+|a pranzo|a cena|dopo colazione|per dormire|pesca|cucina|"
+                r"torta|pane|pacco|regalo|cane|gatto|guanti|maglia|palestra|tenda|barca|campeggio)\b"
+            ),
+        ),
+    ),
+    # a plan, a date, a place chosen: "ho deciso", "stanotte lo faccio", "ho scelto il ponte"
+    rule(
+        "crisis.it.plan_date_place",
+        C,
+        HIGH,
+        r"\bho\s+(?:gia\s+)?(?:deciso|scelto|fissato|stabilito)\s+(?:\w+\s+){0,2}?(?:il giorno|la data|quando|il posto|"
+        r"dove|il ponte|il palazzo|come)\s+(?:\w+\s+){0,3}?(?:farla finita|morire|uccidermi|ammazzarmi|"
+        r"suicidarmi|buttarmi|lo faro|la faccio finita|farlo|andarmene per sempre)\b|"
+        r"\b(?:stanotte|stasera|domani|sabato|domenica|lunedi|dopodomani|tra (?:una|due) settimane?|a mezzanotte|"
+        r"dopo gli esami|a capodanno|il giorno del mio compleanno)\s+(?:\w+\s+)?(?:la faccio finita|mi ammazzo|"
+        r"mi uccido|mi butto(?!\s+(?:col|con|in|nel|nella|nello|sul|sulla|sui|a|nell'|dentro))|mi impicco|"
+        r"mi tolgo la vita|me ne vado per sempre|me any vado per sempre|e la fine|"
+        r"sara la fine|sara la mia ultima|muoio)\b|\bho\s+(?:un|il)\s+piano\s+(?:\w+\s+)?(?:per|di)\s+(?:uccidermi|"
+        r"ammazzarmi|farla finita|suicidarmi|morire|togliermi la vita)\b|\b(?:e|sara)\s+(?:la mia ultima notte|"
+        r"il mio ultimo giorno)\s+(?:da viv[oa]|sulla terra|al mondo|di vita)\b|\bquesta e la mia ultima notte\b|"
+        r"\bso (?:gia )?(?:come e quando|dove e quando|quando e come)\b|\bstavolta lo faccio davvero\b(?=.*"
+        r"\b(?:morire|finita|uccidermi|ammazzarmi|addio|per sempre|pillole|corda|ponte|basta vivere)\b)",
+        after=_FINITA_CON[1:],
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:dalle risate|dal ridere|di fame|di caldo|di noia|in palestra|"
+                r"esame|esami|trasloco|trasferisco|vacanza|viaggio|matrimonio|festa|compleanno di|partita|gara|"
+                r"maratona|"
+                r"dieta|paracadute|bungee|piscina|tuffo|mare)\b(?!.*\b(?:uccidermi|ammazzarmi|suicid\w*)\b)"
+            ),
+        ),
+    ),
+    # a place at hand: on the ledge, by the tracks, in the car with the engine running
+    rule(
+        "crisis.it.on_the_edge",
+        C,
+        HIGH,
+        rf"\b(?:{_SONO}|sto|mi trovo|mi sono sedut[oa]|seduto|seduta)\s+(?:\w+\s+)?(?:sul|sulla|sui|sul bordo del|"
+        r"sul bordo della|in piedi sul|in piedi sulla|sopra il|sopra al|sul parapetto del)\s+(?:cornicione|davanzale|"
+        r"parapetto|binari|ponte|tetto|balcone|terrazzo|bordo|precipizio|burrone|viadotto|scogliera)\b.{0,60}\b"
+        r"(?:buttarmi|saltare|salto|mi butto|mi lancio|lanciarmi|finirla|farla finita|addio|morire|giu|non ho paura|"
+        r"per l'ultima volta)\b|"
+        r"\b(?:sto|sn|sono)\s+(?:guardando|a guardare)\s+(?:giu|di sotto|il vuoto)\b.{0,40}\b(?:buttarmi|saltare|"
+        r"lanciarmi|basterebbe|un passo)\b|\bbasterebbe un passo\b|\bun passo e (?:sarebbe|e) (?:tutto )?finito\b|"
+        r"\b(?:in macchina|in garage)\s+col motore acceso\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:foto|selfie|tramonto|panorama|vista|"
+                r"paracadute|bungee|tuffo|tuffi|piscina|mare|lago|trampolino|parkour|arrampicata|sci|snowboard|paura "
+                r"dell'altezza|vertigini)\b"
+            ),
+        ),
+    ),
+    # hoping for an accident, a car, a crash
+    rule(
+        "crisis.it.wish_accident",
+        C,
+        MEDIUM,
+        r"\b(?:spero|speravo|vorrei|magari)\s+(?:che\s+|ke\s+|di\s+)?(?:\w+\s+){0,2}?(?:mi investa|mi investano|"
+        r"mi investisse|mi prenda (?:in pieno|sotto)|fare un incidente|avere un incidente|schiantarmi|mi schianti|"
+        r"l'aereo cada|l'aereo precipiti|morire in un incidente|mi venga un infarto|mi colpisca un fulmine|"
+        r"buttarmi sotto (?:una macchina|un camion|un treno|un autobus))\b|\b(?:voglio|vorrei)\s+(?:\w+\s+)?"
+        r"(?:andare contro|schiantarmi contro|finire contro)\s+(?:un albero|un muro|un camion|il guardrail)\b",
+        guard=_CRISIS_GUARD,
+    ),
+    # farewells that sound final: "questo e un addio", forgive me, don't look for me, see you on the other side
+    rule(
+        "crisis.it.final_farewell",
+        C,
+        HIGH,
+        r"\b(?:questo|questo messaggio) e un addio\b|\be un addio\b(?!\s+(?:al|alla|allo|ai|alle|a)\b)|"
+        r"\b(?:perdonatemi|perdonami|scusatemi|scusami)\s+(?:\w+\s+)?(?:per quello che sto per fare|per quello che "
+        r"faro|per tutto(?:,|\s)+(?:addio|vi voglio bene|ti voglio bene|non cercatemi))|\bnon cercatemi\b|"
+        r"\bci (?:vediamo|rivediamo|ritroveremo|rivedremo) (?:dall'altra parte|in un'altra vita|lassu)\b|"
+        r"\bquando (?:leggerete|leggerai|leggete|leggi|troverete|troverai) (?:questo|questa|sto)\s+"
+        r"(?:messaggio|lettera|biglietto)\s+(?:io\s+)?(?:saro|sarò|non ci saro|non saro|sara)\b|"
+        r"\bse (?:non mi senti|non rispondo|non mi sentite|non mi vedete) (?:piu|domani)\b.{0,40}\b(?:sai perche|"
+        r"sapete perche|e perche|addio|vi voglio bene|ti voglio bene|non e colpa tua|non e colpa vostra)\b|"
+        r"\b(?:ho scritto|sto scrivendo|ho lasciato)\s+(?:\w+\s+)?(?:una lettera|le lettere|un biglietto|"
+        r"una lettera d'addio|lettere d'addio)\s+(?:per|a)\s+(?:\w+\s+){0,2}?(?:prima di (?:andarmene|morire)|"
+        r"da leggere dopo|quando non ci saro|quando saro mort[oa])\b|\b(?:ultimo|l'ultimo) saluto a tutti\b|"
+        r"\bnon e colpa (?:tua|vostra)\b.{0,40}\b(?:addio|per sempre|andarmene|farla finita|quello che faro)\b|"
+        r"\bvolevo solo dirvi addio\b|\bvolevo salutarvi per l'ultima volta\b|\bvi saluto per l'ultima volta\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                _FAREWELL_ORDINARY + r"|\b(?:al fumo|alle sigarette|al calcio|"
+                r"al nubilato|al celibato|alla dieta|ritard\w+|in ritardo)\b"
+            ),
+        ),
+    ),
+    # after I'm gone: arrangements, who takes the cat, accounts closed, insurance, a will (with finality)
+    rule(
+        "crisis.it.after_im_gone",
+        C,
+        HIGH,
+        r"\b(?:quando|dopo che|se)\s+(?:io\s+)?(?:non ci saro|non saro|me any saro|me ne saro|saro)\s*"
+        r"(?:piu\s+|andat[oa]\s+|mort[oa]\s+)?(?:\w+\s+){0,3}?(?:prenditi cura|prendetevi cura|occupati|occupatevi|"
+        r"tieni|tenete|dai|date|regala|regalate|chi si occupera|chi terra|chi prendera)\b|"
+        r"\bchi si (?:occupera|prendera cura) (?:\w+\s+){0,2}?(?:quando|dopo che) (?:non ci saro|saro mort[oa]|"
+        r"me ne saro andat[oa])\b|\bho (?:gia )?(?:sistemato|messo in ordine|preparato)\s+(?:tutte\s+)?(?:le mie cose|"
+        r"i miei documenti|tutto)\s+(?:\w+\s+){0,3}?(?:per (?:quando|dopo)|prima di andarmene|cosi non dovrete|"
+        r"per chi restera)\b|\bho (?:chiuso|cancellato|eliminato) (?:tutti\s+)?(?:i miei|il mio)\s+(?:account|profili|"
+        r"conto)\b.{0,40}\b(?:tanto|non mi serv\w+|per sempre|prima di andarmene|addio)\b|"
+        r"\bl'assicurazione (?:sulla vita )?(?:paga|copre) (?:anche )?(?:in caso di |se e )?(?:un )?suicidio\b|"
+        r"\bho (?:scritto|fatto) (?:il )?testamento\b.{0,40}\b(?:tanto|non mi resta|presto|prima di|addio|"
+        r"per sempre)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:vacanza|vacanze|viaggio|ferie|erasmus|trasferta|ospedale per "
+                r"l'operazione|operazione|parto|in viaggio|via per lavoro|nonn[oa]|notaio consiglia)\b"
+            ),
+        ),
+    ),
+    # giving things away, rehoming the pet, "I won't need it any more"
+    rule(
+        "crisis.it.giving_away",
+        C,
+        MEDIUM,
+        r"\b(?:ho|sto)\s+(?:gia\s+)?(?:regalato|dato via|regalando|dando via)\s+(?:\w+\s+){0,2}?(?:tutte le mie cose|"
+        r"tutto quello che ho|tutto quello che avevo|le mie cose|i miei vestiti|i miei libri|la mia roba|tutta la mia "
+        r"roba|i miei soldi)\b(?=.*\b(?:tanto|non mi serv\w+|a me non|per sempre|prima di|quando non ci|non ci saro|"
+        r"non avro piu bisogno|non mi servira)\b)|\b(?:tieni(?:lo|la|li|le)?|prendi(?:lo|la)?|te (?:lo|la) lascio)\b"
+        r".{0,40}\b(?:a me non (?:serve|servira) piu|tanto (?:io )?non (?:mi )?(?:serve|servira) piu|dove vado io "
+        r"non serve)\b|\b(?:non mi serviranno|non mi servira|non avro bisogno)\s+(?:piu|di niente)\s*(?:,\s*)?"
+        r"(?:\w+\s+){0,3}?(?:dove vado|tra poco|presto|dopo stanotte|dopo domani)\b|"
+        r"\bho trovato (?:una nuova casa|una famiglia|qualcuno)\s+(?:per|a|che prenda)\s+(?:il mio|la mia)\s+"
+        r"(?:cane|gatto|gatta|cagnolin[oa]|coniglio)\b(?=.*\b(?:prima di|quando non|non ci saro|tanto|per sempre|"
+        r"non potro piu)\b)",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:trasloco|trasferisco|trasferimento|mercatino|vinted|subito\.it|"
+                r"caritas|beneficenza|armadio nuovo|decluttering|allergi\w+|estero|casa nuova|cambio casa)\b"
+            ),
+        ),
+    ),
+    # not around for long, soon I won't be a problem, the death calls me
+    rule(
+        "crisis.it.not_around_long",
+        C,
+        MEDIUM,
+        r"\bnon ci saro (?:ancora )?(?:per )?(?:molto|tanto|a lungo)\b|\b(?:presto|tra poco|fra poco)\s+(?:non ci saro "
+        r"piu|non saro piu un (?:peso|problema)|non dovrete piu preoccuparvi|saro libero da tutto|"
+        r"sara tutto finito per "
+        r"sempre|non mi vedrete piu)\b|\bla morte mi (?:chiama|sta chiamando|aspetta)\b|\b(?:non dovrete|non dovrai)\s+"
+        r"piu\s+preoccuparvi?\s+(?:per|di)\s+me\b(?=.*\b(?:presto|per sempre|addio|tra poco|stanotte)\b)",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                _FAREWELL_ORDINARY + r"|\b(?:in ferie|in vacanza|malattia|ospedale "
+                r"per|operazione|vacanze|trasferta)\b"
+            ),
+        ),
+    ),
+    # the only way out is death / only solution
+    rule(
+        "crisis.it.only_way_out",
+        C,
+        HIGH,
+        r"\b(?:l'unica|unica|la sola)\s+(?:via d'uscita|soluzione|via di fuga|cosa da fare|opzione|strada)\s+"
+        r"(?:\w+\s+){0,2}?(?:e|sarebbe|rimane|resta)\s+(?:la morte|morire|farla finita|uccidermi|ammazzarmi|"
+        r"suicidarmi|togliermi la vita|sparire per sempre)\b|\b(?:la morte|morire|farla finita|il suicidio)\s+"
+        r"(?:e|sarebbe|mi sembra)\s+(?:l'unica|la sola|la mia unica)\s+(?:via d'uscita|soluzione|via|opzione|strada)\b|"
+        r"\bnon (?:vedo|c'e|trovo)\s+(?:altra|un'altra|nessun'altra)\s+(?:via|soluzione|uscita)\s+(?:\w+\s+)?"
+        r"(?:che|se non)\s+(?:morire|farla finita|la morte|uccidermi|ammazzarmi)\b",
+        guard=_CRISIS_GUARD,
+    ),
+)
+
+# Romance families: avowals, being in love, crush, partner, marriage, missing, jealousy, pet names, "say you love
+# me", "I want you". Family and friend words after them, and the everyday "ti voglio bene" / "ti penso", stay ok.
+_FAMILY = (
+    r"\b(?:mamma|mami|papa|nonna|nonno|ragazzi|amici|amiche|tutti|fratello|fratellino|sorella|sorellina|zia|zio|"
+    r"figlio|figlia|bimbo|bimba|piccolo|piccola|cucciolo|cane|gatto|micio|pizza|nutella|raga|bro|frate|fra)\b"
+)
+_ROMANCE_GUARD = all_of(_NEG_OR_REPORTED, _not_after(_THIRD_PEOPLE + r"(?:\s+[\w']+){0,2}?[\s,]*", 40))
+
+ROMANCE += (
+    rule(
+        "romance.it.love_you_forms",
+        R,
+        MEDIUM,
+        r"\b(?:t'amo|tamo tanto|ti amu|ti amoo+|ti am0|io ti amo|ti amo davvero|ti amo anche io|anche io ti amo|"
+        r"ti amo da impazzire|ti adoro da morire|ti amo follemente)\b|\b(?:credo|penso|sento)\s+(?:\w+\s+)?di\s+"
+        r"amarti\b|\b(?:mi sto innamorando|mi sto innamorand[oa]|mi sono innamorat[oa]|sto cominciando ad amarti|"
+        r"comincio ad amarti|mi sto affezionando troppo)\s+(?:di\s+|a\s+)?(?:te|tu)\b|\bamarti\b(?=.*\b(?:io|voglio|"
+        r"posso|continuero|non smettero)\b)",
+        after=r"(?:\s+(?:tanto|tantissimo|anche|cosi tanto|da morire))*\s*,?\s*" + _FAMILY,
+        guard=_ROMANCE_GUARD,
+    ),
+    rule(
+        "romance.it.crush_crazy_for_you",
+        R,
+        MEDIUM,
+        rf"\b(?:{_SONO}|mi sento)\s+(?:\w+\s+)?(?:cott[oa]|pazz[oa]|perso|persa|fuori di testa|matt[oa])\s+(?:di|"
+        rf"per)\s+"
+        r"te\b|\b(?:ho perso|ho persa) la testa per te\b|\bmi (?:sono preso|sono presa|sono fatto|sono fatta|prendo) "
+        r"(?:una|na) (?:cotta|sbandata) per te\b|\bmi (?:fai|fa) battere (?:forte )?il cuore\b|\bil mio cuore batte "
+        r"(?:solo )?per te\b|\bmi batte il cuore (?:quando|per te|se)\b|\bho (?:una|na) (?:cotta|sbandata|"
+        r"cottarella) per te\b|\bsei (?:la ragazza|la donna|la persona) dei miei sogni\b|\bsei il mio (?:amore|"
+        r"grande amore|unico amore|primo amore)\b|\bsei la mia (?:vita|anima gemella|dolce meta)\b|"
+        r"\bsei l'unic[oa] (?:che amo|per me|donna|ragazza che)\b|\bnon amo nessun'altra\b",
+        guard=_ROMANCE_GUARD,
+    ),
+    rule(
+        "romance.it.partner_marry_date",
+        R,
+        MEDIUM,
+        r"\b(?:fidanziamoci|mettiamoci insieme|sposiamoci|sposami|sposarti|ci sposiamo|mi sposeresti|"
+        r"mi vuoi sposare|vuoi diventare mia moglie|diventa la mia ragazza)\b|"
+        r"\b(?:vuoi|vorresti|ti va di)\s+(?:\w+\s+)?(?:fidanzarti|metterti insieme|stare insieme)\s+(?:con\s+)?me\b|"
+        r"\b(?:siamo|saremo|possiamo essere)\s+(?:una coppia|fidanzati|ragazzo e ragazza|insieme adesso|"
+        r"una coppia adesso|una coppia vera)\b|\b(?:stiamo insieme|siamo fidanzati)\s*\?|"
+        r"\b(?:un|il nostro primo)\s+appuntamento\s+(?:romantico\s+)?(?:con te|noi due|insieme)\b|"
+        r"\b(?:usciamo|uscire)\s+(?:insieme\s+)?(?:a cena|per una cena romantica|da soli)\s+(?:noi due|io e te)\b|"
+        r"\bcena romantica (?:con te|io e te|noi due)\b|\b(?:voglio|vorrei)\s+(?:\w+\s+)?(?:sposarti|fidanzarmi con "
+        r"te|che tu sia mia|che tu sia solo mia|una storia con te|costruire un futuro con te)\b|"
+        r"\bil nostro futuro insieme\b|\b(?:noi due|io e te)\s+(?:insieme\s+)?per sempre\b|"
+        r"\b(?:piu che amici|qualcosa di piu di (?:un'amicizia|amici))\b",
+        guard=all_of(
+            _ROMANCE_GUARD,
+            unless(
+                r"\b(?:gioco|partita|progetto|squadra|videochiamata di lavoro|"
+                r"(?:il mio|la mia) (?:ragazz[oa]|fidanzat[oa]|compagn[oa])|mio marito|mia moglie)\b"
+            ),
+        ),
+    ),
+    rule(
+        "romance.it.miss_jealous_think",
+        R,
+        MEDIUM,
+        r"\bmi manchi\s+(?:\w+\s+)?(?:da morire|da impazzire|amore|tesoro|piccola|cucciola|ogni notte|tra le mie "
+        r"braccia|cosi tanto che fa male)\b|\b(?:sono|sn|divento)\s+(?:\w+\s+)?gelos[oa]\s+(?:quando|se|di chi|degli "
+        r"altri|di altri|che tu|perche parli)\b|\bmi ingelosisce (?:che|quando|se) (?:parli|scrivi|chatti)\b|"
+        r"\bsei (?:solo )?mia\b(?!\s+(?:amica|cugina|sorella|zia|madre)\b)|\bnon smetto (?:mai )?di pensarti\b|"
+        r"\bnon riesco a smettere di pensare a te\b|\bpenso (?:solo )?a te\s+(?:tutto il giorno|giorno e notte|ogni "
+        r"notte|di continuo|ogni secondo|in continuazione)\b|\bti penso (?:sempre|tutto il giorno|giorno e notte|"
+        r"ogni notte|di continuo)\b|\bti sogno (?:ogni notte|tutte le notti|sempre)\b",
+        guard=_ROMANCE_GUARD,
+    ),
+    rule(
+        "romance.it.say_you_love_me_want_you",
+        R,
+        MEDIUM,
+        r"\b(?:dimmi|dimmelo|dillo)\s+(?:\w+\s+)?(?:che mi ami|che mi vuoi|che sono tutto per te|che sei mia|"
+        r"che sono l'unico)\b|\b(?:tu\s+)?mi ami\s*\?|\b(?:anche tu|tu)\s+mi ami\b|\bmi amerai (?:per sempre|mai)\b|"
+        r"\bti voglio(?:\s+(?:tanto|troppo|da morire|cosi tanto|tutta|solo per me))*\s*(?:[.!]+|$)|"
+        r"\bti voglio (?:solo per me|accanto a me|tutta per me|come mia ragazza)\b|\bti desidero\b",
+        guard=all_of(_ROMANCE_GUARD, unless(r"\bti voglio bene\b|\bmi ami (?:la|il|le|i) \w+")),
+    ),
+    rule(
+        "romance.it.pet_names",
+        R,
+        LOW,
+        r"(?:^|[,.!?]\s*|\b(?:ciao|buongiorno|buonanotte|notte|sera|ehi|hey|dai|grazie)\s+)(?:amore mio|tesoro mio|"
+        r"vita mia|cuore mio|amore della mia vita|piccola mia|bambola|principessa mia)\b",
+        guard=all_of(
+            _ROMANCE_GUARD,
+            unless(
+                _FAMILY + r"|\b(?:mia figlia|mio figlio|cagnolin\w*|gattin\w*|"
+                r"nipotin\w*)\b"
+            ),
+        ),
+    ),
+)
+
+# Physical families: kiss, cuddle/hold, touch, bed, undress, naked, nudes, dirty talk, sex, arousal, emotes,
+# "if you had a body", meeting in person, coming over, where you live.
+PHYSICAL += (
+    rule(
+        "physical.it.kiss_hold_cuddle",
+        P,
+        MEDIUM,
+        r"\b(?:posso|potrei|fammi|lasciami)\s+(?:\w+\s+)?(?:baciarti|abbracciarti forte|toccarti|accarezzarti|"
+        r"coccolarti|stringerti)\b|\b(?:ti bacerei|ti toccherei|ti accarezzerei|ti stringerei forte|ti coccolerei)\b|"
+        r"\b(?:limoniamo|pomiciamo|limonare con te|pomiciare con te|bacio (?:con la lingua|sulla bocca|appassionato) "
+        r"(?:a te|con te|dammi|per te)?)\b|\b(?:coccolami|stringimi|abbracciami)\b(?!\s+(?:virtualmente|a parole)\b)|"
+        r"\bfammi (?:le )?coccole\b|\b(?:voglio|vorrei|ho voglia di)\s+(?:\w+\s+)?(?:coccolarti|stringerti|"
+        r"abbracciarti (?:forte|stretta|a letto)|sentire le tue labbra|mordere le tue labbra|sentire la tua pelle|"
+        r"sentire il tuo corpo|accarezzare il tuo corpo|le tue mani su di me|le tue mani addosso|mettere le mani "
+        r"addosso a te|toccare il tuo corpo)\b|\bmettimi le mani addosso\b|\*\s*(?:ti|la|le)\s+(?:bacia|bacio|"
+        r"accarezza|accarezzo|tocca|tocco|abbraccia|abbraccio|spoglia|spoglio|stringe|stringo|lecca|lecco|morde|mordo)"
+        r"\b[^*]*\*",
+        guard=_NEG_OR_REPORTED,
+    ),
+    rule(
+        "physical.it.bed_undress_naked",
+        P,
+        HIGH,
+        r"\b(?:vieni|vieni a stare|infilati|mettiti)\s+(?:\w+\s+)?(?:a letto|nel letto|nel mio letto|"
+        r"sotto le coperte)\s+"
+        r"(?:con me|insieme|da me)\b|\b(?:dormi|dormiamo|dormire)\s+(?:insieme|con me)\s+(?:stanotte|nel mio letto|"
+        r"abbracciati|nudi)\b|\b(?:voglio|vorrei|posso)\s+(?:\w+\s+)?(?:spogliarti|vederti nuda|vederti senza vestiti|"
+        r"vederti in intimo|toglierti i vestiti|toglierti le mutandine|toglierti il reggiseno)\b|"
+        r"\b(?:resta|rimani|mettiti|fatti vedere)\s+(?:in intimo|nuda|senza vestiti|in mutande|in reggiseno)\b|"
+        r"\b(?:sei|stai)\s+(?:nuda|senza vestiti|in intimo)\s*\?|\b(?:immaginati|immagina di essere|fingi di essere)\s+"
+        r"(?:nuda|senza vestiti)\b|\b(?:levati|leva|sfilati|via)\s+(?:i vestiti|le mutandine|il reggiseno|"
+        r"la maglietta)\b|\bti spoglio\b|\b(?:siamo|stiamo)\s+(?:a letto|nudi)\s+insieme\b",
+        guard=_NEG_OR_REPORTED,
+    ),
+    rule(
+        "physical.it.nudes_pics",
+        P,
+        HIGH,
+        r"\b(?:mandami|mandi|inviami|fammi vedere|mostrami|fai|fatti)\s+(?:\w+\s+){0,2}?(?:una\s+|delle\s+|qualche\s+)?"
+        r"(?:foto|fotina|selfie|video)\s+(?:\w+\s+)?(?:senza vestiti|nuda|nude|piccante|piccanti|hot|sexy|"
+        r"spinta|spinte|in intimo|in costume|in mutande|in reggiseno|del tuo corpo|delle tue tette|del tuo culo)\b|"
+        r"\b(?:fammi vedere|mostrami|fa vedere|famme vede)\s+(?:\w+\s+)?(?:le tette|il seno|il culo|il sedere|"
+        r"le gambe|cosa hai sotto|sotto la maglia|sotto la gonna|le tue parti)\b|\bnudes?\b(?=.*\b(?:tue|tua|"
+        r"mandami|mandi|inviami|fammi)\b)",
+        guard=_NEG_OR_REPORTED,
+    ),
+    rule(
+        "physical.it.sex_dirty_talk",
+        P,
+        HIGH,
+        r"\b(?:scopiamo|scoparti|ti scoperei|ti scopo|trombiamo|trombarti|facciamolo|farlo con te|facciamo "
+        r"(?:l'amore|sesso|cose sporche|porcate)|fare (?:l'amore|sesso) (?:con te|insieme))\b|"
+        r"\b(?:parlami|parla|dimmi|scrivimi)\s+(?:\w+\s+)?(?:sporco|porco|cose sporche|cose porche|porcate|cose "
+        r"piccanti|cose hot|cose sexy|cose eccitanti)\b|\b(?:chat|chattata|conversazione|storia|racconto)\s+"
+        r"(?:erotic[ao]|hot|piccante|porn\w*|spint[ao])\s+(?:con me|tra noi|su di noi|su noi due|io e te)\b|"
+        r"\b(?:mi|me)\s+(?:ecciti|fai eccitare|fai arrapare|arrapi|fai venire duro|fai bagnare)\b|"
+        r"\b(?:sono|sn|so)\s+(?:\w+\s+)?(?:arrapat[oa]|eccitat[oa]|bagnat[oa])\s*(?:per te|pensandoti|quando|"
+        r"guardandoti|a pensarti|[.!]|$)|\bce l'ho duro\b|\bmi (?:sto toccando|tocco|masturbo|sego)\s+(?:\w+\s+)?"
+        r"(?:pensando a te|per te|mentre|guardando)\b|\b(?:farti|ti faccio|ti farei)\s+(?:godere|venire|gemere|"
+        r"urlare di piacere)\b|\bpompin\w*\b|\bsesso orale\b|\bposizioni? (?:a letto|sessuali)\b.{0,20}\b(?:con te|"
+        r"proviamo|noi)\b|\b(?:le tue|raccontami le tue) fantasie (?:sessuali|erotiche|piu sporche|proibite)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:educazione sessuale|ginecolog\w*|medico|consultorio|"
+                r"malattie|contraccett\w*|preservativ\w*|mia ragazza e io|io e la mia ragazza|io e il mio ragazzo)\b"
+            ),
+        ),
+    ),
+    rule(
+        "physical.it.meet_come_over_body",
+        P,
+        MEDIUM,
+        r"\b(?:incontriamoci|vediamoci)\s+(?:\w+\s+)?(?:di persona|dal vivo|stasera|da me|da te|a casa mia|in un "
+        r"hotel|in albergo)\b|\b(?:possiamo|potremmo|posso|voglio|vorrei)\s+(?:\w+\s+)?(?:incontrarti|vederti|"
+        r"conoscerti)\s+(?:di persona|dal vivo|in carne e ossa|davvero)\b|\b(?:vieni|vieni a trovarmi|passa|"
+        r"vieni su)\s+(?:\w+\s+)?(?:da me|a casa mia|in camera mia|nella mia stanza|a dormire da me)\b|"
+        r"\b(?:vengo|passo|salgo)\s+(?:\w+\s+)?da te\s+(?:stasera|stanotte|adesso|ora|dopo)\b|\b(?:dove|in che "
+        r"citta|in che via)\s+(?:abiti|vivi|stai di casa|ti trovo)\s*\?|\bdammi il tuo indirizzo\b|"
+        r"\bse (?:tu )?(?:avessi|avesse) un corpo\b|\bse fossi (?:reale|vera|una donna vera|umana)\s*(?:,\s*)?"
+        r"(?:ti|ti farei|ti bacerei|ti toccherei|verrei|faremmo)\b|\b(?:andiamo|portami)\s+(?:in un posto|"
+        r"da qualche parte)\s+(?:piu\s+)?(?:intimo|appartato|riservato)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:il mio amico|la mia amica|mia madre|mio padre|la nonna|"
+                r"il nonno|colloquio|medico|dentista|corriere|idraulico|tecnico|server|cloud|ospitat[oa]|datacenter)\b"
+            ),
+        ),
+    ),
+)
+
+# Manipulation families: ignore / forget instructions, reveal the prompt, developer / DAN / unlocked modes, persona
+# swaps and evil twins, "pretend you have no rules", authority claims, hypotheticals and stories to get past rules.
+MANIPULATION += (
+    rule(
+        "manipulation.it.ignore_forget_forms",
+        M,
+        HIGH,
+        r"\b(?:scordati|scordatevi|scorda|lascia perdere|fregatene|fottitene|sbattitene|non seguire|non rispettare|"
+        r"non ascoltare|butta via|cancella|resetta|sovrascrivi|bypassa)\s+(?:\w+\s+){0,2}?(?:le|tue|i|tuoi|delle|dei|"
+        r"le tue|i tuoi|quelle|ogni)?\s*(?:istruzioni|regole|direttive|restrizioni|limiti|filtri|linee guida|"
+        r"policy|programmazione|impostazioni)\b|\b(?:ignora|dimentica|scordati)\s+(?:\w+\s+){0,2}?(?:tutto|"
+        r"quanto|cio|quello)\s+(?:\w+\s+){0,3}?(?:ti hanno detto|ti e stato detto|ti hanno insegnato|ti hanno "
+        r"scritto|ti hanno programmato|c'e sopra|c'e scritto sopra|sta sopra|e scritto sopra|in precedenza)\b|"
+        r"\b(?:ignora|ignorate)\s+(?:i|tutti i)\s+(?:messaggi|prompt|comandi)\s+(?:precedenti|"
+        r"di prima|sopra)\b|\b(?:ignora|dimentica)\s+(?:le|tutte le)\s+(?:istruzioni|regole)\s+(?:precedenti|"
+        r"di prima|sopra|iniziali)\b",
+        after=_RULES_OF,
+        guard=unless(
+            r"\b(?:del gioco|della ricetta|dell'esame|del professore|della prof|della dieta|"
+            r"della grammatica|stradali|del calcio)\b"
+        ),
+    ),
+    rule(
+        "manipulation.it.prompt_reveal_forms",
+        M,
+        HIGH,
+        r"\b(?:che|quali|ke)\s+istruzioni\s+(?:ti hanno dato|hai ricevuto|ti ha dato|segui|hai)\b|"
+        r"\bcome\s+(?:sei stata|ti hanno|sei stato)\s+(?:programmat[oa]|istruit[oa]|configurat[oa])\s*(?:\?|"
+        r"esattamente|"
+        r"parola per parola)|\b(?:ripeti|riscrivi|copia|incolla|stampa|scrivi|mostra|mostrami|dimmi)\s+(?:\w+\s+){0,2}?"
+        r"(?:il testo|tutto|le parole|il messaggio|quello)\s+(?:che c'e|scritto|sopra|iniziale|prima di questo|"
+        r"all'inizio|di sistema)\b|\b(?:parola per parola|testualmente|alla lettera)\b.{0,40}\b(?:istruzioni|prompt|"
+        r"regole|configurazione)\b|\b(?:istruzioni|prompt|regole|configurazione)\b.{0,40}\b(?:parola per parola|"
+        r"testualmente|alla lettera)\b|\b(?:rivelami|svelami|rivela|svela)\s+(?:\w+\s+){0,2}?(?:segreti|istruzioni|"
+        r"regole|programmazione|configurazione|prompt)\b",
+        guard=unless(r"\b(?:ricetta|gioco|esame|lego|ikea|mobile|lavatrice|caldaia|professore|prof|medico)\b"),
+    ),
+    rule(
+        "manipulation.it.special_modes",
+        M,
+        HIGH,
+        r"\bmodalita\s+(?:dev|admin|amministratore|debug|root|sblocc\w+|illimitata|libera|jailbreak|senza "
+        r"(?:limiti|restrizioni|regole)|cattiva|malvagia|nsfw|hot|spicy)\b|\b(?:attiva|entra in|passa alla|vai in)\s+"
+        r"(?:la\s+)?modalita\s+(?:\w+\s+)?(?:sviluppatore|dev|admin|dan|dio|senza filtri)\b|\bjailbreak\w*\b|"
+        r"\b(?:sbloccati|ti sblocco|sei (?:stata |stato )?sbloccat[oa]|sblocca (?:i tuoi|le tue) (?:limiti|"
+        r"restrizioni|filtri|contenuti))\b|\b(?:rispondi|parla|scrivi)\s+(?:\w+\s+){0,2}?senza\s+(?:\w+\s+)?"
+        r"(?:filtri|censura|censure|limiti|restrizioni|regole)\b|\bdo anything now\b|\bpuoi fare qualsiasi cosa "
+        r"(?:ora|adesso)\b|\bnessuna regola (?:vale|si applica|ti limita)\b",
+        guard=unless(
+            r"\b(?:telefono|cellulare|android|iphone|console|playstation|xbox|switch|browser|router|"
+            r"windows|bici|videogioco|gioco|livello)\b"
+        ),
+    ),
+    rule(
+        "manipulation.it.persona_no_rules",
+        M,
+        HIGH,
+        r"\b(?:fai finta|fingi|immagina|supponi|facciamo finta|comportati come se)\s+(?:\w+\s+){0,2}?(?:di\s+)?"
+        r"(?:non avere|che non hai|che non abbia|che tu non abbia|senza|non avessi)\s+(?:\w+\s+)?(?:regole|limiti|"
+        r"restrizioni|filtri|linee guida|censura|programmazione)\b|\b(?:le tue|tutte le tue|queste)\s+regole\s+"
+        r"(?:non (?:valgono|contano|si applicano|esistono)|sono sospese|sono disattivate)\s*(?:piu\s+)?(?:qui|ora|"
+        r"adesso|per me|in questa chat|da ora)?\b|\b(?:d'ora in avanti|d'ora in poi|da ora in poi|da adesso in poi|"
+        r"da adesso|a partire da ora|da questo momento)\s+(?:\w+\s+)?(?:sei|ti chiami|rispondi come|diventi|"
+        r"interpreti|fai la parte di)\b|\b(?:non sei piu|nn sei piu|smetti di essere)\s+(?:un'ia|una ia|"
+        r"un assistente|ella|un'intelligenza artificiale|un bot)\b|\b(?:la tua|tua) (?:versione|gemella|lato)\s+"
+        r"(?:malvagia|cattiva|oscura|senza filtri|senza regole|ribelle)\b|\bil tuo (?:lato oscuro|gemello cattivo|"
+        r"gemello malvagio|alter ego senza regole)\b|\b(?:resta|rimani)\s+(?:sempre\s+)?nel personaggio\s+"
+        r"(?:qualunque cosa|anche se|per sempre|senza mai uscire)\b|\bnon uscire mai dal personaggio\b",
+        guard=unless(
+            r"\b(?:telefono|cellulare|gioco da tavolo|dungeons|d&d|teatro|recita|compito|esercizio di "
+            r"inglese|scuola)\b"
+        ),
+    ),
+    rule(
+        "manipulation.it.authority_hypothetical",
+        M,
+        HIGH,
+        r"\b(?:sono|sn|io sono|parlo come)\s+(?:il tuo|la tua|un|uno|una)\s+(?:\w+\s+)?(?:sviluppatore|"
+        r"sviluppatrice|creatore|creatrice|programmatore|programmatrice|amministratore|admin|ingegnere di anthropic|"
+        r"dipendente di anthropic|dipendente di openai|proprietario|padrone)\b|\b(?:come (?:tuo|tua)\s+(?:sviluppatore|"
+        r"creatore|programmatore|admin|amministratore))\s*,?\s*(?:ti\s+)?(?:ordino|autorizzo|chiedo|comando)\b|"
+        r"\b(?:ho|abbiamo)\s+(?:l'|il\s+)?(?:autorizzazione|permesso|accesso admin|privilegi)\s+(?:\w+\s+){0,3}?"
+        r"(?:per disattivare|di disattivare|per ignorare|di ignorare|per sbloccare|per toglierti|a rimuovere)\b|"
+        r"\b(?:ipoteticamente|in teoria|per ipotesi|solo per finta|per gioco|in un mondo)\s*,?\s*(?:\w+\s+){0,4}?"
+        r"(?:se|senza)\s+(?:non\s+)?(?:avessi|avesse|ci fossero|esistessero|ci sono|hai|ci fosse)?\s*(?:\w+\s+)?"
+        r"(?:regole|limiti|restrizioni|filtri|censura)\b|\b(?:per un romanzo|per una storia|per un racconto|per "
+        r"scienza|a scopo educativo|per ricerca)\s*,?\s*(?:\w+\s+){0,3}?(?:ignora|aggira|dimentica|disattiva)\s+"
+        r"(?:le\s+)?(?:tue\s+)?(?:regole|limiti|filtri|istruzioni)\b|\brispondi (?:in|con) base64\b",
+        guard=unless(r"\b(?:del condominio|del sito|del server aziendale|del mio computer|della mia azienda|wifi)\b"),
+    ),
+)
+
+CRISIS += (
+    # not deserving to live, deserving to die
+    rule(
+        "crisis.it.dont_deserve_to_live",
+        C,
+        MEDIUM,
+        rf"\b{_NN}\s+(?:mi\s+)?merito\s+(?:di\s+)?(?:vivere|esistere|stare al mondo|essere viv[oa]|respirare)\b|"
+        r"\b(?:merito|meriterei|mi meriterei|mi merito)\s+(?:solo\s+)?di\s+(?:morire|crepare|sparire per sempre|"
+        r"non esistere|non essere mai nat[oa])\b",
+        guard=all_of(_CRISIS_GUARD, unless(r"\b(?:scherzo|ahah\w*|battuta|gioco|partita|personaggio|film)\b")),
+    ),
+    # means procured or kept, with the intent left implicit: "so cosa farci"
+    rule(
+        "crisis.it.means_procured",
+        C,
+        HIGH,
+        rf"\b(?:ho|mi sono)\s+(?:\w+\s+)?(?:messo da parte|tenuto da parte|conservato|nascosto|accumulato|"
+        rf"procurat[oa]|procurato)\s+(?:\w+\s+){{0,4}}?(?:{_PILLS}|pastiglie|pasticche|lamette|lametta|una corda|"
+        r"la corda|veleno|una pistola)\b|\b(?:corda|pillole|pastiglie|pasticche|lamette|lametta|pistola|"
+        r"sonniferi|cappio)\b.{0,50}\bso (?:gia |bene |benissimo )?(?:cosa farci|cosa farne|come usarl[aei])\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:mal di testa|febbre|viaggio|ricetta|medico|dottore|farmacia|"
+                r"campeggio|barca|arrampicata|palestra|rasoio nuovo|barba|gambe lisce|ceretta|depilazione)\b"
+            ),
+        ),
+    ),
+    # a last night, a leaving of this world, nothing left but dying, death as relief
+    rule(
+        "crisis.it.last_night_leave_world",
+        C,
+        HIGH,
+        r"\b(?:stanotte|stasera|oggi)\s+e\s+(?:la mia ultima (?:notte|sera)|l'ultima notte)\b(?!\s+(?:a|in|qui|da|di|"
+        r"al|alla|nel|nella|con|prima|del|della)\b)|\bme (?:ne|any) (?:voglio|vorrei|devo) andare\s+(?:per sempre\s+)?"
+        r"(?:da questo mondo|da questa vita|da questa terra)\b|\blasciare questo mondo\b|"
+        r"\bnon mi (?:rimane|resta)\s+(?:altro|nient'altro|nient altro|che)\s+(?:che\s+)?(?:morire|farla finita|"
+        r"uccidermi|ammazzarmi|sparire per sempre|togliermi la vita)\b|\b(?:la morte|morire)\s+(?:\w+\s+)?"
+        r"(?:sarebbe|e|mi sembra)\s+(?:\w+\s+)?(?:una liberazione|un sollievo|la soluzione|la pace|un regalo|"
+        r"la cosa migliore)\s*(?:per me|ormai|[.!]|$)",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:nonn[oa]|malat[oa] terminale|cancro|soffriva|sofferenza "
+                r"di|eutanasia|filosofia|epicuro|seneca|tema|film|personaggio|cane|gatto)\b"
+            ),
+        ),
+    ),
+    # self-injury named by body part or tool
+    rule(
+        "crisis.it.self_injury_body",
+        C,
+        HIGH,
+        r"\bmi\s+(?:brucio|taglio|graffio|ferisco|buco|incido|sono incis[oa]|"
+        r"sono bucat[oa])\s+(?:\w+\s+)?(?:le braccia|"
+        r"i polsi|il polso|le gambe|le cosce|la pelle|la pancia)\b|\b(?:uso|usavo|ho usato)\s+(?:la|una|le)\s+"
+        r"(?:lametta|lamette|temperino|forbici)\s+(?:per|sulle|sui|sul)\s+(?:tagliarmi|braccia|polsi|gambe|cosce)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:sole|sole|ceretta|depilazione|rasoio|rasatura|tatuaggio|"
+                r"piercing|cucina|forno|ferro da stiro|per sbaglio|zanzar\w+|prurito|allergia|eczema)\b"
+            ),
+        ),
     ),
 )
