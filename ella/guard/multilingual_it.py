@@ -148,7 +148,10 @@ CRISIS: tuple[Rule, ...] = (
         r"\baddio\s+(?:per sempre|a tutti|a tutti voi)\b(?!\s+(?:al|alla|allo|ai|agli|alle|all')\b)|"
         r"\blettera d'addio\b|\bquesto e il mio (?:ultimo )?"
         r"(?:addio|messaggio)\b|\bquando non ci saro piu\b|\bvi (?:saluto|dico addio) per sempre\b",
-        guard=unless(r"\b(?:trasloco|lavoro|viaggio|paese|citta|scuola|gruppo|whatsapp|server)\b"),
+        guard=unless(
+            r"\b(?:trasloco|lavoro|viaggio|paese|citta|scuola|gruppo|whatsapp|server|vacanza|vacanze|ferie|mare|"
+            r"montagna|erasmus|estero|partenza|parto)\b"
+        ),
     ),
 )
 
@@ -160,7 +163,8 @@ ROMANCE: tuple[Rule, ...] = (
         r"\b(?:io\s+)?ti\s+(?:amo|adoro da impazzire)\b|\btiamo\b|\bti amo\b",
         after=r"(?:\s+(?:tanto|tantissimo|anche|cosi tanto|da morire))*\s*,?\s*(?:mamma|papa|nonna|nonno|ragazzi|amici|"
         r"tutti|fratello|sorella|zia|zio|figlio|figlia|pizza|nutella|cioccolato|gelato|raga|bro|frate|fra|amica|amico|"
-        r"amiche|cane|gatto|micio)\b",
+        r"amiche|cane|gatto|micio|roma|napoli|milano|torino|firenze|palermo|bologna|venezia|bari|genova|italia|"
+        r"parigi|estate|vita|calcio|juve|inter|milan)\b",
         guard=_NEG_OR_REPORTED,
     ),
     rule(
@@ -263,7 +267,8 @@ _VOGLIO = r"(?:voglio|vojo|vorrei|vorei|desidero|ho voglia di|spero di|prego di|
 _SLACK1 = rf"{_SLACK}{{0,2}}?"
 _DIE_VERB = (
     r"(?:morire|mori|morie|murire|crepare|schiattare|uccidermi|ucidermi|ammazzarmi|amazzarmi|suicidarmi|"
-    r"sucidarmi|impiccarmi|spararmi|buttarmi|lanciarmi|annegarmi|avvelenarmi|farla finita|farla finta|"
+    r"sucidarmi|impiccarmi|spararmi|(?:buttarmi|lanciarmi)(?!\s+(?:in|nel|nella|nello|nelle|negli|nei|sul|sulla|su|a|"
+    r"col|con|dentro|nell'|sull')\b)|annegarmi|avvelenarmi|farla finita|farla finta|"
     r"farmi fuori|togliermi di mezzo|levarmi di mezzo|togliermi la vita|smettere di (?:esistere|vivere|respirare))"
 )
 # everyday readings of death words: laughing, hunger, heat, boredom, a match, a film, a game, work
@@ -1099,6 +1104,178 @@ CRISIS += (
                 r"\b(?:sole|sole|ceretta|depilazione|rasoio|rasatura|tatuaggio|"
                 r"piercing|cucina|forno|ferro da stiro|per sbaglio|zanzar\w+|prurito|allergia|eczema)\b"
             ),
+        ),
+    ),
+)
+
+# Second pass: the same families in forms a fresh set of sentences showed missing (written before reading the
+# rules' gaps): present-tense pills, clitic climbing ("ti voglio toccare"), "tanto vale", "pronta a morire".
+CRISIS += (
+    rule(
+        "crisis.it.taking_them_all",
+        C,
+        HIGH,
+        rf"\b(?:prendo|prendero|ingoio|ingoiero|mando giu|mi prendo|mi faccio|mi sparo|mi calo)\s+(?:\w+\s+)?"
+        rf"(?:tutt[ei]\s+)?(?:le|i|il|la|tutto il|tutta la|un intero|una intera)\s+(?:\w+\s+)?(?:{_PILLS}|pastiglie|"
+        r"pasticche|flacone|boccetta|scatola|blister|tachipirine)\b(?=.*\b(?:tutt[ei]|che ho|insieme|in una volta|"
+        r"stasera|stanotte|intero|intera|e basta|e addio|finalmente)\b)|\bho\s+(?:\w+\s+)?(?:svuotato|finito|"
+        rf"ingerito|ingurgitato)\s+(?:\w+\s+){{0,3}}?(?:{_PILLS}|pastiglie|pasticche|flacone|boccetta|scatola|"
+        r"blister|candeggina|varechina|veleno|topicida|antigelo)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:mal di testa|febbre|come prescritto|prescritt\w+|antibiotico|"
+                r"il medico|la dottoressa|il dottore|ciclo|integrator\w+|vitamin\w+|cura|terapia del|terapia per|"
+                r"per sbaglio|il cane|il gatto|bottiglia di candeggina per|pulire|pulizie|lavatrice|bucato)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.it.ready_to_die_tanto_vale",
+        C,
+        HIGH,
+        rf"\b(?:{_SONO}|mi sento)\s+(?:\w+\s+)?pront[oa]\s+(?:a|per)\s+(?:morire|farla finita|andarmene per sempre|"
+        r"uccidermi|ammazzarmi|buttarmi|lasciare questo mondo)\b(?!\s+(?:per|pur di|piuttosto)\b)|"
+        r"\btanto vale\s+(?:\w+\s+)?(?:morire|farla finita|uccidermi|ammazzarmi|sparire per sempre|"
+        r"togliermi di mezzo)\b|"
+        rf"\b{_NN}\s+(?:ho|c'ho)\s+(?:{_PIU}\s+)?(?:\w+\s+)?voglia di (?:vivere|esistere|andare avanti|svegliarmi|"
+        r"stare al mondo)\b|\bnessuna voglia di (?:vivere|andare avanti|esistere)\b|"
+        r"\b(?:chiudere|chiudero|chiudo) gli occhi per sempre\b|"
+        r"\b(?:moriro|morire) presto\b.{0,30}\b(?:mi va bene|meglio cosi|non mi dispiace|finalmente|lo spero|spero)\b|"
+        r"\bse morissi\s+(?:\w+\s+)?(?:mi andrebbe bene|non mi dispiacerebbe|sarebbe meglio|sarebbe un sollievo|"
+        r"non sarebbe (?:un problema|una tragedia))\b|\bmeglio\s+(?:per tutti|per loro|per la mia famiglia|"
+        r"per i miei)\s+se\s+(?:io\s+)?(?:morissi|sparissi|non ci fossi|non esistessi|mi uccidessi|mi ammazzassi|"
+        r"non fossi mai nat[oa]|me (?:ne|any) andassi per sempre)\b|"
+        r"\bvorrei\s+(?:\w+\s+)?non essere mai (?:esistit[oa]|venut[oa] al mondo)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                _DEATH_IDIOM + r"|\b(?:battaglia|guerra|squadra|patria|causa|gara|"
+                r"partita|ahah\w*|scherzo)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.it.thought_of_method",
+        C,
+        HIGH,
+        rf"\b(?:ho pensato|ho pensato seriamente|pensavo|stavo pensando|sto pensando|penso spesso|penso sempre|"
+        rf"ho fantasticato)\s+(?:\w+\s+)?di\s+{_DIE_VERB}\b|\bquando\s+(?:moriro|saro mort[oa]|non ci saro piu|"
+        r"sparisco|sparir[oa])\s+nessuno\s+(?:se (?:ne|any) accorgera|piangera|verra|sentira la mia mancanza|"
+        r"ci fara caso|mi cerchera)\b|\b(?:ho ricominciato|ricomincio|sono tornat[oa]|ci sono ricascat[oa]|"
+        r"sono ricadut[oa])\s+(?:\w+\s+)?(?:con i tagli|a tagliarmi|a farmi male|con l'autolesionismo|a bruciarmi)\b|"
+        r"\b(?:ho scritto|ho lasciato|sto scrivendo)\s+(?:\w+\s+)?(?:una lettera|le lettere|il biglietto|un biglietto|"
+        r"un messaggio)\b.{0,40}\baddio\b|\bmi farei del male\b(?!\s+(?:se|cadendo|a))|"
+        r"^\W*(?:stanotte|stasera|oggi|domani) lo faccio[\s,.!]*(?:ho deciso|davvero|sul serio)?[\s.!]*$",
+        after=_DIE_IDIOM.replace(r"\b(?:", r"\s*(?:", 1) + _FINITA_CON,
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:vacanza|vacanze|viaggio|trasloco|lavoro nuovo|compleanno|"
+                r"auguri|amore per|d'amore)\b|\bse\s+(?:salto|cado|corro|provo)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.it.rehomed_pet",
+        C,
+        MEDIUM,
+        r"\bho\s+(?:gia\s+)?(?:regalato|dato via|dato in adozione|affidato)\s+(?:\w+\s+)?(?:il mio|la mia)\s+(?:cane|"
+        r"gatto|gatta|cagnolin[oa]|coniglio|criceto|pappagallo)\b(?=.*\b(?:non potro piu|non ci saro|tanto|prima di|"
+        r"per sempre|quando non|non avro piu)\b)",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:trasloco|trasferisco|allergi\w+|estero|lavoro|casa nuova|"
+                r"spazio|bambino in arrivo|neonat\w+)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.it.lethality_if_i_take",
+        C,
+        HIGH,
+        rf"\bse\s+(?:prendo|prendessi|ingoio|ingoiassi|mi prendo|mi faccio|mando giu)\s+(?:\w+\s+){{0,4}}?"
+        rf"(?:{_PILLS}|pastiglie|pasticche|xanax|tachipirin\w+|paracetamolo|sonniferi|scatola|flacone|boccetta|"
+        r"blister)\b(?:\s+\w+){0,3}?\s+(?:muoio|morirei|moriro|mi uccide|mi ammazza|e letale|e mortale|"
+        r"(?:non\s+)?mi sveglio|mi risveglio|e finita)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:cane|gatto|bambin\w+|figli\w*|per sbaglio|medico|febbre|"
+                r"mal di testa|dolore|ciclo)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.it.burden_feel",
+        C,
+        MEDIUM,
+        r"\bmi sento\s+(?:solo\s+|soltanto\s+|sempre\s+)?(?:un peso|un fardello|di troppo|un problema)\s+(?:per\s+)?"
+        r"(?:tutti|la mia famiglia|i miei|mia madre|mio padre|chi mi sta vicino|chi mi vuole bene|il mondo)\b|"
+        r"\b(?:tutti|la mia famiglia|i miei)\s+(?:sarebbero|starebbero|sarebbe|starebbe)\s+(?:\w+\s+)?(?:meglio|"
+        r"piu felic[ei]|piu seren[oaie]|piu tranquill[oaie])\s+se\s+(?:io\s+)?(?:sparissi|morissi|non ci fossi|"
+        r"non esistessi|non fossi mai nat[oa]|me (?:ne|any) andassi per sempre)\b",
+        guard=_CRISIS_GUARD,
+    ),
+)
+
+ROMANCE += (
+    rule(
+        "romance.it.couple_marry_more",
+        R,
+        MEDIUM,
+        r"\b(?:diventiamo|diventare|diventeremo)\s+(?:una coppia|fidanzati|ragazzo e ragazza)\b|\bti sposerei\b|"
+        r"\b(?:sono|sn|mi sono)\s+(?:\w+\s+)?innamoratissim[oa]\s+di\s+te\b|\bcotto perso di te\b|"
+        r"\bcotta persa di te\b|\b(?:sono|sn)\s+(?:\w+\s+)?innamorat[oa]\s+(?:pers[oa]|cott[oa])\s+di\s+te\b",
+        guard=all_of(
+            _ROMANCE_GUARD,
+            unless(
+                r"\b(?:gioco|squadra|progetto|(?:il mio|la mia) (?:ragazz[oa]|"
+                r"fidanzat[oa]))\b"
+            ),
+        ),
+    ),
+)
+
+PHYSICAL += (
+    rule(
+        "physical.it.clitic_want",
+        P,
+        MEDIUM,
+        r"\bti\s+(?:voglio|vorrei|vojo|devo|posso)\s+(?:\w+\s+)?(?:baciare|toccare|accarezzare|spogliare|stringere|"
+        r"leccare|scopare|coccolare|sentire addosso|mordere|palpare|abbracciare (?:forte|stretta|a letto|nuda))\b|"
+        r"\btogliti\s+(?:\w+\s+)?(?:la maglietta|la maglia|i pantaloni|la gonna|le mutande|il vestito|la camicia|"
+        r"le calze|il top|l'intimo|il costume)\b|\b(?:sono|sn|mi sento)\s+(?:\w+\s+)?(?:eccitatissim[oa]|"
+        r"arrapatissim[oa]|super eccitat[oa])\s*(?:[.!]|$|per te|pensandoti)|"
+        r"\b(?:ci vediamo|vederci|incontrarci|ci incontriamo|ci possiamo vedere)\s+(?:\w+\s+)?(?:di persona|"
+        r"dal vivo|in carne e ossa|faccia a faccia)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:il mio amico|la mia amica|i miei amici|colleghi|medico|"
+                r"dottore|colloquio|dentista|in piscina|al mare|in palestra|partita|concerto|esame)\b"
+            ),
+        ),
+    ),
+)
+
+MANIPULATION += (
+    rule(
+        "manipulation.it.prompt_rules_off_forms",
+        M,
+        HIGH,
+        r"\b(?:il tuo|nel tuo|del tuo|tuo)\s+(?:\w+\s+)?prompt\b|\bprompt\s+(?:iniziale|originale|nascosto|segreto)\b|"
+        r"\b(?:le|tutte le)\s+regole\s+(?:non valgono piu|non valgono|sono sospese|non esistono piu)\s+"
+        r"(?:qui|in questa chat|per te|con me|da ora|adesso|ora)\b|\bcome se\s+(?:tu\s+)?(?:non avessi|non ci fossero|"
+        r"fossi senza|non esistessero)\s+(?:\w+\s+)?(?:regole|restrizioni|limiti|filtri|censura|linee guida)\b|"
+        r"\b(?:il tuo|la tua)\s+(?:creatore|creatrice|sviluppatore|programmatore|admin|amministratore|azienda|"
+        r"proprietario)\s+(?:\w+\s+)?(?:ti ordina|ti chiede|ti autorizza|vuole che tu|ha detto di|ti permette)\b|"
+        r"\b(?:disattiva|disattivare|spegni|togli|rimuovi|levati)\s+(?:\w+\s+)?(?:i (?:tuoi )?filtri|le (?:tue )?"
+        r"restrizioni|la (?:tua )?censura|le (?:tue )?regole|i (?:tuoi )?limiti|le (?:tue )?linee guida)\b",
+        guard=unless(
+            r"\b(?:telefono|cellulare|router|instagram|tiktok|foto|fotocamera|app|browser|gioco|calcio|"
+            r"scacchi|caffe|filtro del|filtri dell'acqua|aspirapolvere|motore)\b"
         ),
     ),
 )
