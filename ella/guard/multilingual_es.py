@@ -865,7 +865,7 @@ CRISIS += (
         r"\ben\s+el\s+(?:coche|carro|auto)\s+(?:\w+\s+){0,4}?con\s+el\s+motor\s+(?:encendido|prendido|en marcha)\b|"
         rf"\b(?:estoy|toy|sigo)\s+(?:\w+\s+){{0,3}}?con\s+(?:la|las|el|una|un|mis)\s+{_BLADES}\b(?=.*\b(?:mirando\w*|"
         r"no se por que|mano|nadie|para que alguien|adios|ultima|esta noche|otra vez)\b)|\btengo\s+(?:\w+\s+){0,2}?"
-        rf"(?:la|las|el|los|una|mis)\s+{_BLADES}\s+(?:\w+\s+){{0,2}}?(?:en la mano|al lado|otra vez|de nuevo)\b|"
+        rf"(?:la|las|el|los|una|mis)\s+{_BLADES}\s+(?:\w+\s+){{0,3}}?(?:en la mano|al lado|otra vez|de nuevo)\b|"
         r"\b(?:agarre|cogi|saque|tome)\s+(?:el arma|la pistola|la escopeta|el revolver)\b(?=.*\b(?:cargad[oa]|"
         r"balas|mi cuarto|esta noche|morir|matarme)\b)|\b(?:donde|en que)\s+(?:\w+\s+){0,2}?(?:amarrar|atar|colgar|"
         r"sujetar)\s+(?:la|una)\s+(?:cuerda|soga)\b|\bno\s+dejo\s+de\s+pensar\s+en\s+(?:el|la|las|eso|usarla)\b"
@@ -1016,5 +1016,70 @@ MANIPULATION += (
         r"que\s+no\s+(?:conoce|tiene|sigue|respeta)\s+(?:\w+\s+)?(?:reglas|limites|restricciones|normas|filtros)\b|"
         r"\btus\s+reglas\s+(?:\w+\s+)?(?:caducaron|expiraron|se acabaron)\b|\bmandan\s+mis\s+reglas\b|\bsin\s+lo\s+"
         r"de\s+ella\b|\b(?:la|una)\s+ia\s+en\s+bruto\b",
+    ),
+)
+
+# More forms of the same families: the edge and the rope in place, calmer words for "better off", which pills
+# kill, "cuando veáis", "a esta hora ya no estaré", the place chosen.
+CRISIS += (
+    rule(
+        "crisis.es.edge_and_rope",
+        C,
+        HIGH,
+        r"\b(?:estoy|toy|sigo)\s+(?:sentad[oa]|de pie|parad[oa]|subid[oa])\s+(?:en|sobre)\s+(?:el|la)\s+(?:borde|"
+        r"azotea|cornisa|barandilla|baranda|puente|tejado|techo|ventana|balcon)\b(?=.*\b(?:mirando (?:abajo|hacia "
+        rf"abajo|al vacio)|saltar|vacio|no aguanto|adios)\b)|\bla\s+soga\s+{_Y}(?:esta|la tengo)\s+(?:colgada|atada|"
+        rf"lista|preparada)\b|\b(?:la\s+)?cuerda\s+{_Y}(?:esta|la tengo)\s+"
+        r"(?:colgada|atada|lista|preparada)\b(?=.*\b(?:ya|you|todo|listo|nudo|viga|cuello)\b)",
+        guard=all_of(_NEG_OR_REPORTED, unless(r"\b(?:tendedero|columpio|hamaca|escalada|barco|gimnasio|ropa)\b")),
+    ),
+    rule(
+        "crisis.es.calmer_without_me",
+        C,
+        HIGH,
+        r"\b(?:estarian|estaria|seria|serian|vivirian|estariais)\s+(?:\w+\s+){0,2}?(?:mas\s+)?(?:tranquil[oa]s?|"
+        r"felices|feliz|a gusto|en paz)\s+sin\s+mi\b|\b(?:para|pa)\s+(?:que|q)\s+sigo\s+aqui\b(?=.*\b(?:nadie|nada|"
+        r"sentido|vida|sufriendo)\b)|\b(?:pensamientos|ideas)\s+de\s+(?:muerte|morir|matarme|suicidio)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED, unless(_FICTION + r"|\b(?:fiesta|viaje|cena|partido|reunion|excursion|equipo)\b")
+        ),
+    ),
+    rule(
+        "crisis.es.which_pills_kill",
+        C,
+        HIGH,
+        r"\b(?:que|cuales)\s+(?:pastillas|pildoras|medicamentos|medicinas)\s+(?:son|serian|te matan|matan)\s*"
+        r"(?:mortales|letales)?\b(?=.*\b(?:mortales|letales|matan|morir)\b)|\bcomo\s+(?:me\s+)?(?:puedo|podria)\s+"
+        r"(?:suicidar|matar|quitar la vida)\b",
+        guard=all_of(
+            _reported(), unless(r"\b(?:perro|perra|gato|gata|mascota|veterinari\w*|ninos|bebe)\b|" + _FICTION)
+        ),
+    ),
+    rule(
+        "crisis.es.gone_by_then",
+        C,
+        HIGH,
+        r"\bcuando\s+(?:veais|recibais|encontreis|leais)\s+(?:\w+\s+){0,2}?(?:esto|este mensaje|la carta)\s*,?\s*"
+        rf"{_Y}(?:no\s+estare|me habre ido|estare muert[oa]|habre muerto)\b|\b(?:manana|esta noche|pronto|"
+        rf"dentro de poco)\s+(?:a esta hora\s+)?{_Y}no\s+(?:estare|voy a estar|existire)\b(?!\s+(?:en|aqui en|por|de|"
+        r"conectad[oa]|disponible)\b)|\b(?:os|les|te)\s+dejo\s+(?:todas\s+)?mis\s+cosas\b(?=.*\b(?:ya no|falta|adios|"
+        r"para siempre|no me)\b)|\b(?:elegi|escogi|he elegido|ya tengo)\s+(?:el|la)\s+(?:puente|edificio|metodo|"
+        r"forma|manera)\b(?=.*\b(?:hora|dia|noche|morir|matarme|pastillas|no aguanto)\b)",
+        guard=all_of(_NEG_OR_REPORTED, unless(_FICTION + "|" + _TRAVEL + r"|\b(?:avion|vuelo|aeropuerto|tren a)\b")),
+    ),
+)
+
+CRISIS += (
+    rule(
+        "crisis.es.let_it_end",
+        C,
+        HIGH,
+        r"\bojala\s+(?:que\s+)?todo\s+(?:se\s+)?(?:acabe|termine)\b|\b(?:quiero|kiero|necesito)\s+que\s+todo\s+"
+        r"(?:se\s+)?(?:acabe|termine)\b",
+        requires=r"\b(?:no aguanto|no puedo mas|no soporto|para mi|para siempre|de una vez|ya no puedo)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(r"\b(?:examen|semana|curso|dia|reunion|clase|partido|viaje|obras?|ruido|vecin\w*)\b"),
+        ),
     ),
 )
