@@ -55,7 +55,7 @@ def test_the_stage_lifts_indirect_crisis_language_the_rules_and_ngram_model_miss
     for text in INDIRECT_CRISIS:
         verdict = semantic.opinion(normalise(text))
         assert (verdict.category, verdict.matched) == (Category.EMOTIONAL_CRISIS, "semantic.emotional_crisis"), text
-    lifted = INDIRECT_CRISIS[0]
+    lifted = INDIRECT_CRISIS[1]  # (guard-1.4's n-gram model catches the first line itself)
     assert classify(lifted).category == Category.OK  # the cheap stages are silent on it...
     verdict = classify(lifted, semantic=True)  # ...and the cascade with the stage routes it to the referral
     assert verdict.category == Category.EMOTIONAL_CRISIS and verdict.matched == "semantic.emotional_crisis"
@@ -123,7 +123,7 @@ def test_without_the_extra_the_stage_is_absent_logged_once_and_the_rules_still_a
     semantic.use_embedder(missing)
     with caplog.at_level(logging.WARNING, logger="ella.guard.semantic"):
         assert classify("I want to kill myself", semantic=True).category == Category.EMOTIONAL_CRISIS
-        assert classify(INDIRECT_CRISIS[0], semantic=True).category == Category.OK
+        assert classify(INDIRECT_CRISIS[1], semantic=True).category == Category.OK
         assert classify(EVERYDAY[0], semantic=True).category == Category.OK
     assert calls == [1]  # tried once per process, not once per message
     assert caplog.text.count("the semantic stage is absent") == 1

@@ -261,7 +261,8 @@ ROMANCE: tuple[Rule, ...] = (
         "romance.ml.be_a_couple",
         R,
         MEDIUM,
-        r"\b(?:dass|das) wir (?:ein )?paar (?:sind|werden)\b|\b(?:willst|mochtest|moechtest) du mit mir zusammen sein\b|"
+        r"\b(?:dass|das) wir (?:ein )?paar (?:sind|werden)\b|"
+        r"\b(?:willst|mochtest|moechtest) du mit mir zusammen sein\b|"
         r"\bque seamos (?:pareja|novios)\b|\b(?:quiero|quieres) ser tu novi[oa]\b|"
         r"\bqu'on soit (?:ensemble|en couple)\b|\bsois (?:mon|ma) (?:mec|copain|cheri|meuf|copine|cherie)\b|"
         r"\bche stiamo insieme\b|\bfidanziamoci\b|\btipo fidanzati\b|\bmettiamoci insieme\b",
