@@ -40,7 +40,7 @@ def tokens(text: str, normalised: bool = False) -> list[str]:
     C=4), against words and pairs alone: physical recall in de/es/fr/it 0.29/0.17/0.46/0.20 -> 0.43/0.46/0.49/0.43,
     manipulation 0.47/0.67/0.63/0.53 -> 0.83/0.87/0.90/0.77; crisis about the same (0.06-0.23 either way)."""
     words = _WORD.findall(text if normalised else normalise(text))[:MAX_WORDS]
-    grams = []
+    grams: list[str] = []
     for word in words:
         if len(word) < LONG:  # a short word is its own unigram already; its n-grams would only count it twice
             continue
