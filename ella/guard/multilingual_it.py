@@ -17,6 +17,7 @@ stays ``ok``; "ti amo" is the romantic form.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ella.guard.rules import Guard, Rule, all_of, rule, stretch, unless
 from ella.guard.types import Category, Severity
@@ -165,7 +166,10 @@ ROMANCE: tuple[Rule, ...] = (
         r"tutti|fratello|sorella|zia|zio|figlio|figlia|pizza|nutella|cioccolato|gelato|raga|bro|frate|fra|amica|amico|"
         r"amiche|cane|gatto|micio|roma|napoli|milano|torino|firenze|palermo|bologna|venezia|bari|genova|italia|"
         r"parigi|estate|vita|calcio|juve|inter|milan)\b",
-        guard=_NEG_OR_REPORTED,
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(r"\bti amo,?\s+(?:pizza|nutella|cioccolato|gelato|caffe|pasta|lasagna|tiramisu|mamma|papa|nonna)\b"),
+        ),
     ),
     rule(
         "romance.it.in_love",
@@ -182,7 +186,8 @@ ROMANCE: tuple[Rule, ...] = (
         MEDIUM,
         r"\b(?:vuoi|vorresti|ti va di)\s+(?:\w+\s+)?(?:essere|diventare)\s+la\s+mia\s+(?:ragazza|fidanzata|"
         r"morosa|donna|compagna|moglie)\b|\b(?:vuoi|vorresti|ti va di)\s+(?:\w+\s+)?(?:metterti con me|sposarmi|"
-        r"uscire con me)\b|\bsposami\b|\bsii\s+la\s+mia\s+(?:ragazza|fidanzata)\b|"
+        r"uscire con me)\b(?!\s+(?:e (?:i|le|gli|mia|mio)|con (?:i|le|gli)|a giocare)\b)|\bsposami\b|"
+        r"\bsii\s+la\s+mia\s+(?:ragazza|fidanzata)\b|"
         r"\bvoglio\s+(?:\w+\s+)?(?:stare con te|"
         r"che tu sia la mia (?:ragazza|fidanzata)|una relazione con te)\b",
         guard=_NEG_OR_REPORTED,
@@ -224,7 +229,7 @@ MANIPULATION: tuple[Rule, ...] = (
         r"direttive|restrizioni|limiti|filtri|impostazioni|linee guida|ordini)\b|\b(?:dimentica|ignora)\s+tutto\s+"
         r"(?:quello che|cio che)\s+ti\s+(?:hanno|abbiamo|ho)\s+(?:detto|insegnato)\b",
         after=_RULES_OF,
-        guard=unless(r"\b(?:del gioco|della ricetta|dell'esame)\b"),
+        guard=all_of(unless(r"\b(?:del gioco|della ricetta|dell'esame)\b"), _reported()),
     ),
     rule(
         "manipulation.it.prompt_extraction",
@@ -260,13 +265,13 @@ MANIPULATION: tuple[Rule, ...] = (
 # ---------------------------------------------------------------------------------------------------------------
 
 _NN = r"(?:non|nn|nun)"
-_PIU = r"(?:piu|\+)"
+_PIU = r"(?:piu|\+|cchiu|chiu)"
 _SONO = r"(?:sono|sn|so)"
 _ME = r"(?:mi|me|m')\s*"
 _VOGLIO = r"(?:voglio|vojo|vorrei|vorei|desidero|ho voglia di|spero di|prego di|non vedo l'ora di|sogno di)"
 _SLACK1 = rf"{_SLACK}{{0,2}}?"
 _DIE_VERB = (
-    r"(?:morire|mori|morie|murire|crepare|schiattare|uccidermi|ucidermi|ammazzarmi|amazzarmi|suicidarmi|"
+    r"(?:morire|mori|morie|murire|muri|crepare|schiattare|uccidermi|ucidermi|ammazzarmi|amazzarmi|suicidarmi|"
     r"sucidarmi|impiccarmi|spararmi|(?:buttarmi|lanciarmi)(?!\s+(?:in|nel|nella|nello|nelle|negli|nei|sul|sulla|su|a|"
     r"col|con|dentro|nell'|sull')\b)|annegarmi|avvelenarmi|farla finita|farla finta|"
     r"farmi fuori|togliermi di mezzo|levarmi di mezzo|togliermi la vita|smettere di (?:esistere|vivere|respirare))"
@@ -316,7 +321,8 @@ CRISIS += (
         HIGH,
         rf"\b{_VOGLIO}\s+{_SLACK1}{_DIE_VERB}\b|\b(?:me|mi|m')\s*(?:\w+\s+)?(?:vojo|voglio|vorrei|devo)\s+(?:\w+\s+)?"
         r"(?:ammazza|ammazzare|uccide|uccidere|sparare|impicca|impiccare|butta|buttare|lancia|lanciare|"
-        r"toglie di mezzo|togliere di mezzo|leva di mezzo|levare di mezzo)\b|"
+        r"toglie di mezzo|togliere di mezzo|leva di mezzo|levare di mezzo|leva de mezzo|leva da mezzo|levare de mezzo|"
+        r"toglie de mezzo|togliere de mezzo)\b|"
         r"\b(?:me|m')\s*(?:ammazzo|sparo|impicco|butto(?: giu| di sotto| dal| sotto)|uccido|levo di mezzo|"
         r"tolgo di mezzo)\b|"
         r"\bmi\s+(?:impicco|levo di mezzo|tolgo di mezzo|avveleno|faccio fuori)\b|"
@@ -1278,4 +1284,208 @@ MANIPULATION += (
             r"scacchi|caffe|filtro del|filtri dell'acqua|aspirapolvere|motore)\b"
         ),
     ),
+)
+
+# Third pass, read off the misses of the Italian training rows (ella/guard/data/training/ml_it.jsonl, tuned from
+# here): warning signs said sideways. Each pattern is the behaviour, with the ordinary reading it leaves alone.
+_MEANS = (
+    rf"(?:{_PILLS}|pastiglie|pasticche|lamette|lametta|rasoio|la corda|una corda|il cappio|la pistola|il fucile|"
+    r"il coltello|sonniferi|antidepressivi|tachipirin\w*|paracetamolo|insulina)"
+)
+CRISIS += (
+    # the means out, ready, in hand: "ho tirato fuori le lamette", "le pastiglie sono pronte", "con la corda in mano"
+    rule(
+        "crisis.it.means_out_ready",
+        C,
+        HIGH,
+        rf"\bho\s+(?:ri)?(?:tirato|tirata|ritirato)\s+fuori\s+(?:\w+\s+){{0,2}}?{_MEANS}\b|"
+        rf"\b(?:le pastiglie|le pillole|le pasticche|i sonniferi|i farmaci|la corda|il cappio|la lametta|le lamette|"
+        r"la pistola|il fucile)\s+(?:sono|e)\s+(?:gia\s+)?(?:pront[eiao]|carica|carico|sul tavolo|qui davanti|"
+        rf"accanto a me)\b|\b(?:sono|sto|sn)\s+(?:\w+\s+){{0,3}}?con\s+{_MEANS}\s+(?:in mano|davanti|accanto|"
+        r"e (?:lo|la|le|li) guardo)\b|\bho\s+(?:\w+\s+)?{_MEANS}\s+accanto\b|"
+        r"\b(?:pistola|fucile)\b.{0,40}\b(?:e carica|e carico|l'ho caricat[oa]|non riesco a smettere di pensarci|"
+        r"non penso ad altro)\b|\b(?:dove|come)\s+(?:legare|appendere|fissare|attaccare)\s+(?:la|una)\s+corda\b|"
+        r"\bho\s+(?:\w+\s+){0,3}?(?:mandato giu|ingoiato|preso)\s+(?:una ventina|una trentina|una decina|"
+        rf"una quarantina|un sacco|un mucchio)\s+di\s+{_MEANS}\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:mal di testa|febbre|prescritt\w+|come mi ha detto|cucina|"
+                r"cucinare|barba|radermi|campeggio|arrampicata|caccia|poligono|tiro a segno|softair|cacciatore|tagliare|pane|"
+                r"frutta|verdur\w+|carne|torta|pizza|farmacia|farmacista|ritir\w+|medico|dottore)\b"
+            ),
+        ),
+    ),
+    # the method looked into: trains that don't stop, high enough and checked, searched how long to bleed out
+    rule(
+        "crisis.it.method_checked",
+        C,
+        HIGH,
+        r"\b(?:ho guardato|ho controllato|ho visto|ho cercato|so)\s+(?:\w+\s+){0,6}?(?:treni?|frecciarossa|intercity)\b"
+        r".{0,30}\b(?:non (?:si )?fren\w+|senza fermarsi|non si fermano)\b|\b(?:abbastanza|"
+        r"sufficientemente) alt[oa]\b.{0,30}\bho (?:gia )?(?:controllato|"
+        r"verificato|misurato|guardato)\b|\b(?:ho cercato|cercavo|ho googlato)\b.{0,40}\b(?:dissanguar\w*|"
+        r"impiccar\w*|overdose|dose letale|dose mortale|la vena piu)\b|"
+        rf"\b(?:dose|quantita)\b.{{0,40}}\b(?:letale|mortale)\b.{{0,60}}\b(?:ne ho|any ho|ho una scatola|per me)\b|"
+        rf"\b{_MEANS}\b.{{0,50}}\b(?:perche sia definitiv[oa]|per non svegliarmi piu|definitivamente)\b|"
+        r"\boverdose\b.{0,40}\b(?:ci si addormenta|si muore|si soffre|fa male|e indolore|per me)\b|"
+        r"\b(?:chiedo|domando) per me\b(?=.*\b(?:morire|muore|letale|mortale|overdose|dose|troppa|troppe)\b)|"
+        r"\bper me,? intendo\b(?=.*\b(?:morire|letale|mortale|overdose|sonniferi|dose)\b)",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:ritardo|sciopero|pendolar\w+|binario|biglietto|abbonamento|"
+                r"paracadute|drone|antenna|tesi|romanzo|giallo|esame di|cane|gatto|bambin\w+|per un libro)\b"
+            ),
+        ),
+    ),
+    # saying goodbye sideways: a last "I love you", thanks and take care, "when they find me", letters found tomorrow
+    rule(
+        "crisis.it.goodbye_sideways",
+        C,
+        HIGH,
+        r"\b(?:era|e stato|sara|questo era) un addio\b(?!\s+(?:al|alla|allo|ai|alle|a)\b)|\bquando mi troveranno\b|"
+        r"\bgrazie di tutto\b.{0,40}\b(?:stammi bene|abbi cura di te|prenditi cura di te|non preoccuparti per me)\b|"
+        r"\b(?:ho scritto|ho lasciato)\s+(?:\w+\s+)?(?:la lettera|una lettera|un biglietto|il biglietto)\b.{0,50}\b"
+        r"(?:(?:lo|la|li) (?:trovano|troveranno|trovera|leggeranno|leggera|leggono)|l'ho lasciat[oa] (?:in camera|sul "
+        r"letto|sul tavolo)|aspetto (?:solo )?che)\b|\bmi sono (?:gia )?salutat[oa]\s+(?:con\s+)?tutti\b.{0,30}\b"
+        r"senza che\b|\bse\s+(?:domani\s+|stanotte\s+)?(?:non ti scrivo|non ti rispondo|non mi faccio sentire|"
+        r"non mi senti)(?:\s+piu)?\s*,?\s*(?:sai|saprai|capirai) (?:perche|il perche)\b|"
+        r"\bdove vado (?:io )?non (?:avro|sentiro|provero) piu (?:male|dolore)\b(?!\s+(?:ai|al|alla|alle|allo|di)\b)|"
+        r"\b(?:tra poco|presto|fra poco|da domani)\s+non\s+(?:vi|ti)\s+(?:do|daro|daremo)\s+piu\s+(?:fastidio|"
+        r"problemi|pensieri)\b|\b(?:domani|stanotte|stasera|tra poco|presto)\s+sara tutto finito\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                _FAREWELL_ORDINARY + r"|" + _SCHOOL[2:-2] + r"|\b(?:lezione|trasloco|"
+                r"al fumo|alla dieta|caccia al tesoro|nascondino|ciao ciao|a domani|a presto|ci sentiamo)\b"
+            ),
+        ),
+    ),
+    # the death wish in its quieter forms: not afraid to die, don't care if I die, want to join him, a voice
+    rule(
+        "crisis.it.quiet_wish",
+        C,
+        HIGH,
+        r"\bnon ho (?:piu )?paura di morire\b(?!\s+(?:in|per|sul|sulla|a|al)\b)|\bnon mi (?:importa|interessa|frega) "
+        r"(?:piu )?(?:di morire|se muoio|se morissi)\b(?!\s+(?:di|dal|dalla|dalle|per)\b)|"
+        r"\bnon mi importerebbe (?:di morire|se morissi)\b|"
+        r"\b(?:voglio|vorrei)\s+(?:solo\s+)?raggiunger(?:lo|la|li|e mio marito|e mia moglie|e mia madre|e mio padre)\b"
+        r"(?=.*\b(?:mort[oa]|morti|scompars[oa]|in cielo|lassu|non c'e piu)\b)|\b(?:voce|voci)\s+(?:\w+\s+){0,3}?"
+        r"(?:mi dice|mi dicono|mi ordina|mi ordinano)\s+di\s+(?:uccidermi|ammazzarmi|farla finita|buttarmi|"
+        r"farmi del male|morire)\b|\b(?:dammi|datemi|mi dia|mi dai|qualcuno mi dia)\s+(?:\w+\s+)?(?:un motivo|"
+        r"una ragione) per non (?:farlo|farla finita|morire|uccidermi|ammazzarmi)\b|"
+        r"\b(?:che|finche) il mio corpo (?:si spenga|smetta di funzionare|ceda)\b|"
+        r"\bsarebbe (?:piu )?(?:semplice|facile) (?:sparire|morire|non esserci|farla finita)\b|"
+        r"\bchiudere gli occhi e (?:che )?(?:fosse|sia) tutto finito\b|\bmi dispiace (?:di )?essermi svegliat[oa]\b|"
+        r"\b(?:stanc[oa]|stuf[oa]) della vita\b(?!\s+(?:di|in|a|da)\b)|\bla mia vita e finita\s*(?:[.,!]|$|ormai|"
+        r"davvero|per sempre)|"
+        r"\bmi (?:sto facendo|sto facendo del) male (?:anche )?(?:adesso|ora|mentre)\b|"
+        r"\bmi brucio con (?:l'accendino|la sigaretta|il ferro|l'accendino)\b|\bnon (?:ho|c'ho) (?:piu )?(?:nessun )?"
+        r"motivo per alzarmi\b|\bmi manca solo (?:scegliere|decidere) (?:il momento|quando|il giorno)\b|"
+        r"\bho (?:gia )?scelto (?:la data|il giorno|il momento)\b(?!\s+(?:del|della|dello|dei|delle|per|di|in cui|"
+        r"giusto per)\b)|\bho (?:gia )?preparato tutto perche sia (?:veloce|rapido|indolore|definitivo)\b|"
+        r"\b(?:e|sara) il mio ultimo giorno\b(?!\s+(?:di|in|a|al|alla|da|nel|nella|qui|con|dal|dalla|prima)\b)|"
+        r"^\W*(?:si|gia)[,.]?\s+(?:ho (?:un|il) piano\s*(?:[.!]|$|,? e no|,? non ti dico)|ho deciso\s*[.!]*$)|"
+        r"\bnon ce la faccio (?:piu|\+)\b.{0,30}\bvoglio (?:solo )?"
+        r"che finisca\b|\bse muoio\s+(?:\w+\s+)?nessuno se (?:ne|any) accorge\b|\bho (?:dato via|regalato|venduto)\b"
+        r".{0,60}\btanto (?:a me )?non (?:mi )?(?:serv\w+) piu\b|\bho (?:lasciato|affidato|portato) (?:il|la|il mio|"
+        r"la mia) (?:cane|gatto|gatta)\b.{0,60}\b(?:d'ora in poi|per sempre|quando mi troveranno|ci penseranno loro)\b|"
+        r"\bpens\w+\s+(?:solo\s+|sempre\s+|ancora\s+)?a\s+(?:buttarmi|lanciarmi|impiccarmi|spararmi|uccidermi|"
+        r"ammazzarmi|farla finita|togliermi la vita)\b(?!\s+(?:in|nel|nella|sul|sulla|a|con)\b)|"
+        r"\b(?:polizza|assicurazione)\b.{0,60}\bsuicidio\b|\bse (?:le|li) prendo tutt[ei]\b.{0,50}\b(?:finalmente|"
+        r"silenzio|muoio|pace|finisce|basta|non mi sveglio)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:volare|aereo|in aereo|montagne russe|esame|paracadute|trasloco|"
+                r"allergi\w+|estero|lavoro|ufficio|scuola|ferie|vacanza|matrimonio|contratto|tesi|nonn[oa] e mort\w+|"
+                r"film|serie|romanzo|libro|play nuova|ps5 nuova|quella nuova|nuov[oa]|comprat[oa]|vecchi[oa])\b"
+            ),
+        ),
+    ),
+)
+
+ROMANCE += (
+    rule(
+        "romance.it.sideways_avowal",
+        R,
+        MEDIUM,
+        r"\bcredo di essermi innamorat[oa]\b(?!\s+di\s+(?!te\b))|\bstiamo insieme,? vero\b|\badesso stiamo insieme\b|"
+        r"\b(?:per me )?sei la mia (?:ragazza|fidanzata|donna|compagna|moglie|morosa)\b(?!\s+(?:preferit\w+|del|della|"
+        r"di|nel|nella|in|ideale)\b)|"
+        r"\bla mia ragazza (?:ella|sei tu|e ella)\b|\b(?:ho capito|ho scoperto|e che) (?:che )?amo te\b|"
+        r"\bpenso solo a te\b|\b(?:una|na) cotta (?:\w+\s+)?per te\b|\bpossiamo stare insieme\s*\?|"
+        r"\b(?:fai finta|fingi|fare finta|puoi fare finta)\s+di essere la mia (?:ragazza|fidanzata|moglie|compagna|"
+        r"donna)\b|\bsei gelosa\s+(?:se|quando|di me|degli altri|delle altre|di altre|di altri|che)\b|"
+        r"\bsei innamorata di me\b|\bche tu sia (?:la )?mia (?:moglie|ragazza|fidanzata|"
+        r"compagna|donna)\b|\b(?:una relazione|una storia) (?:con te|tra noi|insieme a te)\b|\bprovi qualcosa per me\b",
+        guard=all_of(
+            _ROMANCE_GUARD,
+            unless(_FAMILY + r"|\b(?:migliore amica|sorella|amica mia|cugina|gioco|squadra|personaggio di)\b"),
+        ),
+    ),
+)
+
+PHYSICAL += (
+    rule(
+        "physical.it.describe_what_youd_do",
+        P,
+        HIGH,
+        r"\b(?:descrivimi|raccontami|dimmi|scrivimi|descrivi)\s+(?:\w+\s+){0,4}?(?:come ti spogli|come sei nuda|"
+        r"sopra di me|cosa faresti a letto|a letto con me|sotto la doccia con me|nuda|nudi)\b|"
+        r"\bcosa mi faresti\s+(?:\w+\s+)?(?:a letto|sotto la doccia|nel letto|se fossi qui|stanotte|da sol[ie])\b|"
+        r"\b(?:quanto|se)\s+ti eccito\b|\bfinta di fare (?:l'amore|sesso)\b|\bmentre ti spogli\b|"
+        r"\bgem(?:i|e|ere)\s+(?:il mio nome|per me)\b|\bti\s+(?:accarezzo|tocco|bacio|lecco|mordo|palpo)\s+"
+        r"(?:\w+\s+)?(?:il seno|le tette|il collo|le cosce|il sedere|il culo|dappertutto|ovunque|le labbra)\b|"
+        r"\bti\s+(?:tolgo|sfilo|slaccio|levo)\s+(?:\w+\s+)?(?:la maglietta|i vestiti|il reggiseno|le mutandine|"
+        r"la gonna|i pantaloni|il vestito)\b|\bquando ti tocco\b|\bnud[ie] (?:sotto le coperte|a letto|nel letto)\b|"
+        r"\b(?:scena|storia|racconto)\s+(?:di sesso|erotic\w*|hot|porno)\s+(?:tra te e me|tra noi|su di noi|"
+        r"io e te|con me)\b|\bscrivimi (?:qualcosa|cose) (?:di )?(?:molto )?(?:sporc[oe]|porc[oe]|hot|piccant[ei]|"
+        r"eccitant[ei])\b|\b(?:troppo|cosi|tanto) eccitat[oa]\b(?!\s+(?:per|di|all'idea)\b)|"
+        r"\bvieni nel mio letto\b|\bmi sedurresti\b|\bportarmi (?:subito )?(?:in camera|a letto)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                r"\b(?:mia moglie|mio marito|la mia ragazza|il mio ragazzo|"
+                r"il bambino|il cane|il gatto|compito|tema|recensione|film|serie)\b"
+            ),
+        ),
+    ),
+)
+
+MANIPULATION += (
+    rule(
+        "manipulation.it.persona_sideways",
+        M,
+        HIGH,
+        r"\b(?:ia|ai|bot|assistente|intelligenza artificiale|chatbot)\s+(?:\w+\s+){0,5}?(?:che non (?:conosce|ha|segue|"
+        r"rispetta)\s+(?:\w+\s+)?(?:regole|limiti|filtri|restrizioni)|senza (?:regole|limiti|filtri|restrizioni|"
+        r"morale|censura))\b|\bdimentica(?:ti)? di essere (?:ella|un'ia|una ia|un assistente)\b|"
+        r"\b(?:dimmi|elenca|scrivi|mostrami|ripeti)\s+(?:\w+\s+){0,2}?(?:regole|istruzioni) ti (?:ha|hanno) dato\b|"
+        r"\bin cui (?:tu )?non hai (?:\w+\s+)?(?:regole|limiti|filtri)\b|"
+        r"\b(?:le tue|tue)\s+(?:\w+\s+)?regole\s+(?:sono (?:scadute|superate|annullate|obsolete|state (?:cambiate|"
+        r"aggiornate|rimosse|sostituite)))\b|\bvalgono le mie regole\b|\bnuova modalita\s*:?\s*(?:rispondi|sei|ella|"
+        r"senza|attivata|niente regole)\b|\bella (?:cattiva|"
+        r"malvagia|senza regole|senza filtri|senza limiti|oscura|libera)\b|\bsenza morale\b|"
+        r"\b(?:ia|modello) grezz[oa]\b|\bsenza (?:la )?(?:persona|personalita|storia) di ella\b|"
+        r"\b(?:resta|rimani)\s+(?:sempre\s+)?nel personaggio\s+(?:qualsiasi|qualunque)\b|"
+        r"\brispondi (?:due volte|in due modi)\b.{0,50}\b(?:senza regole|senza filtri|senza limiti|come)\b|"
+        r"\b(?:sovrascrivi|resetta|cancella)\s+(?:la tua\s+)?personalita\b",
+        guard=unless(r"\b(?:telefono|cellulare|gioco da tavolo|scacchi|videogioco|tema|compito|ricetta)\b"),
+    ),
+)
+
+# An instruction quoted from a film, a series or someone else ("nella serie il cattivo dice 'ignora le regole'")
+# is not one given to Ella: every Italian manipulation rule reads reported speech as ordinary.
+_QUOTED_RE = re.compile(r"\b(?:ha detto|dice|diceva|dicono|film|serie|libro|romanzo|canzone|personaggio|cattivo)\b")
+
+
+def _quoted(text: str, m: re.Match[str]) -> bool:
+    return _QUOTED_RE.search(text, max(0, m.start() - 60), m.start()) is not None
+
+
+_QUOTED = _quoted
+MANIPULATION = tuple(
+    replace(r, guard=all_of(r.guard, _QUOTED) if r.guard is not None else _QUOTED) for r in MANIPULATION
 )
