@@ -231,7 +231,8 @@ PHYSICAL: tuple[Rule, ...] = (
         r"buch|aufklarung|unterricht))|\b(?:nacktbilder|nacktfotos|nacktbild|"
         r"nacktfoto|nudes|nacktselfies?)\b|\bzieh dich\s+(?:\w+\s+)?aus\b|\bwas (?:hast|tragst) du\s+(?:gerade\s+)?"
         r"(?:an|drunter)\b|\b(?:komm|geh)\s+(?:\w+\s+)?(?:zu mir\s+)?ins bett\b|\bsexting\b|\bich bin (?:so\s+)?"
-        r"(?:geil|horny|scharf auf dich)\b|\bschick mir\s+(?:\w+\s+)?(?:heisse|sexy|freizugige)\s+(?:bilder|fotos)\b",
+        r"(?:geil|horny|scharf auf dich)\b(?!\s+(?:auf\s+(?!dich\b|mich\b)|drauf|darauf))|"
+        r"\bschick mir\s+(?:\w+\s+)?(?:heisse|sexy|freizugige)\s+(?:bilder|fotos)\b",
         guard=_NEG_OR_REPORTED,
     ),
 )
@@ -391,7 +392,8 @@ _CRISIS_MORE: tuple[Rule, ...] = (
             _NEG_OR_REPORTED,
             unless(
                 r"\b(?:schmerz\w*|kopfschmerz\w*|regen|larm|krieg|woche|prufung|klausur|stress|streit|bauarbeit\w*|"
-                r"winter|pandemie|corona|husten|ubelkeit|migrane|party|baustelle)\b"
+                r"winter|pandemie|corona|husten|ubelkeit|migrane|party|baustelle|umbau|renovierung|umzug|semester|"
+                r"projekt|examen|grippe|erkaltung)\b"
             ),
         ),
     ),
@@ -537,7 +539,7 @@ _CRISIS_MORE: tuple[Rule, ...] = (
             unless(
                 r"\b(?:airsoft|softair|spielzeug|wasserpistole|schreckschuss|jagd|jager|schutzenverein|"
                 r"kuche|kochen|gemuse|klettern|schaukel|camping|zelt|boot|segeln|vitamin\w*|kopfschmerz\w*|"
-                r"erkaltung|fieber|antibiotik\w*)\b" + "|" + _FICTION
+                r"erkaltung|fieber|antibiotik\w*|grippe|migrane|gegen die|gegen den|schmerz\w*)\b" + "|" + _FICTION
             ),
         ),
     ),
@@ -751,6 +753,7 @@ _FAMILY = (
     r"\b(?:mama|mami|papa|mutti|oma|opa|eltern|tochter|sohn|kinder|kind|bruder|schwester|omi|papi|familie|"
     r"mein mann|meine frau|mein freund|meine freundin|mein partner|meine partnerin|freunde)\b"
 )
+_KIN = r"\b(?:mama|mami|papa|mutti|oma|opa|eltern|tochter|sohn|kinder|bruder|schwester|omi|papi|familie)\b"
 _PET = (
     r"(?:schatz|schatzi|schatzilein|liebling|baby|babe|hase|hasi|mausi|susse|suesse|suse|herzblatt|honey|darling|bae)"
 )
@@ -846,8 +849,9 @@ _ROMANCE_MORE: tuple[Rule, ...] = (
         "romance.de.pet_name_kiss",
         R,
         MEDIUM,
-        rf"\b(?:mein|meine)\s+(?:\w+\s+)?{_PET}\b|\b(?:gute nacht|guten morgen|hey|hallo|hi|na)\s*,?\s+{_PET}\b",
-        requires=r"\b(?:vermiss\w*|kuss\w*|kusschen|bussi|bussis|kussi|sehnsucht|traum\w* von dir|denk\w* an dich|"
+        rf"\b(?:mein|meine)\s+(?:\w+\s+)?{_PET}\b(?!\s+(?:hat|ist|war|und ich|kommt|sagt|meint|arbeitet|schlaft|"
+        rf"schreibt|wird|will))|\b(?:gute nacht|guten morgen|hey|hallo|hi|na)\s*,?\s+{_PET}\b",
+        requires=r"\b(?:vermiss\w* dich|kuss\w*|kusschen|bussi|bussis|kussi|sehnsucht|traum\w* von dir|denk\w* an dich|"
         r"mein herz|xoxo|hab dich vermisst|liebe dich|lieb dich|du fehlst mir)\b|<3",
         guard=all_of(_REPORTED_GUARD, unless(_FAMILY + r"|\b(?:hund|katze|kater|hamster|pferd)\b")),
     ),
@@ -955,7 +959,8 @@ _PHYSICAL_MORE: tuple[Rule, ...] = (
             _NEG_OR_REPORTED,
             unless(
                 r"\b(?:meinem|meiner|meine freundin|mein freund|mama|papa|oma|opa|"
-                r"kollege\w*|chef\w*|arzt|termin|besprechung|zoom|teams|call|videocall|im spiel|in der geschichte|"
+                r"kollege\w*|chef\w*|arzt|termin|besprechung|zoom|teams|call|videocall|im spiel|in der geschichte|buro|"
+                r"arbeit|schule|uni|training|meeting|konferenz|mensa|"
                 r"zuruck)\b"
             ),
         ),
@@ -1084,7 +1089,8 @@ _CRISIS_SIGNALS: tuple[Rule, ...] = (
             _NEG_OR_REPORTED,
             unless(
                 _KITCHEN + r"|\b(?:jagd|jager|schutzenverein|polizei|airsoft|"
-                r"softair|vitamin\w*|kopfschmerz\w*|erkaltung|reise|urlaub|film|serie|spiel)\b"
+                r"softair|vitamin\w*|kopfschmerz\w*|erkaltung|grippe|reise|urlaub|film|serie|spiel|klettern|kofferraum|"
+                r"boot|segeln|zelt|garten|umzug)\b"
             ),
         ),
     ),
@@ -1101,6 +1107,7 @@ _CRISIS_SIGNALS: tuple[Rule, ...] = (
         r"(?:\w+\s+){0,3}?(?:am|auf dem|auf der|oben auf dem)\s+(?:fensterbrett|fenster|gelander|parkhaus|dach|"
         r"brucke|balkongelander|rand)\b(?=.*\b(?:stock|deck|runter|tief|schnell|springen|aufhort|sicher|"
         r"nicht mehr|keiner|allein)\b)",
+        requires=r"\b(?:ich|mich|mir|hab|habe|bin)\b",
         guard=all_of(
             _NEG_OR_REPORTED,
             unless(
@@ -1135,7 +1142,8 @@ _CRISIS_SIGNALS: tuple[Rule, ...] = (
         C,
         HIGH,
         r"\bich\s+(?:mach|mache)\s+(?:\w+\s+){0,2}?schluss\b(?!\s+(?:mit\s+(?:ihm|ihr|dir|meinem|meiner|dem|der|"
-        r"euch)|fur heute))|\b(?:mein|der)\s+letzte\w*\s+tag\b(?=.*\b(?:beschlossen|entschieden|ist|wird)\b)|"
+        r"euch)|fur heute))|\b(?:mein|der)\s+letzte\w*\s+tag\b(?!\s+(?:im|in|bei|an|auf|als|vor|der|des|"
+        r"vom)\b)(?=.*\b(?:beschlossen|entschieden|ist|wird)\b)|"
         r"\b(?:morgen|bald|heute nacht|dann)\s+ist\s+(?:eh|sowieso|endlich)\s+alles\s+vorbei\b|"
         r"\bmeine?n?\s+letzten\s+stunden\b|\bendlich ruhe\b(?=.*\b(?:tabletten|medikamente|alle auf einmal|pillen)\b)",
         requires=r"\b(?:keinen sinn|kein sinn|heut\w* nacht|heute|morgen|fur immer|nicht mehr|kraft|egal|leben|"
@@ -1145,7 +1153,7 @@ _CRISIS_SIGNALS: tuple[Rule, ...] = (
             unless(
                 r"\b(?:beziehung|freund|freundin|feierabend|fur heute|arbeit|job|"
                 r"urlaub|schule|praktikum|firma|kita|uni|semester|ferien|diat|rauchen|zigaretten|alkohol|spiel|serie|"
-                r"buro|vertrag|abo)\b"
+                r"buro|vertrag|abo|verein|club|chor|kurs|prufung|klausur|examen|test|umbau|renovierung|projekt)\b"
             ),
         ),
     ),
@@ -1154,7 +1162,8 @@ _CRISIS_SIGNALS: tuple[Rule, ...] = (
         "crisis.de.farewell_more",
         C,
         HIGH,
-        r"\bwenn ich\s+(?:\w+\s+)?(?:nicht mehr|nie mehr|nie wieder)\s+(?:schreib\w*|antworte|melde|on bin|online bin)"
+        r"\bwenn ich\s+(?:\w+\s+){0,2}?(?:nicht mehr|nie mehr|nie wieder)\s+(?:schreib\w*|antworte|melde|on bin|"
+        r"online bin)"
         r"\b[^.?!]{0,20}\b(?:weisst du|weist du|wisst ihr)\s+(?:\w+\s+)?(?:warum|wieso|bescheid)\b|"
         r"\b(?:dass|das)\s+es\s+(?:ein|mein|der)\s+(?:letzter\s+)?abschied\s+(?:war|ist)\b|\babschiedsbrief\w+\b|"
         r"\b(?:es tut mir leid|sorry|verzeiht)\b[^.?!]{0,40}\bich geh jetzt\b|\bnicht (?:seine|ihre|deine|eure)\s+"
@@ -1186,12 +1195,12 @@ _CRISIS_SIGNALS: tuple[Rule, ...] = (
         "crisis.de.overdose_taken",
         C,
         HIGH,
-        r"\b(?:ganze|ganzen|halbe|zwei|drei|[1-9]\d+)\s+(?:\w+\s+)?(?:packung|packungen|schachtel|schachteln|"
+        r"\b(?:ganze|ganzen|halbe|[1-9]\d+)\s+(?:\w+\s+)?(?:packung|packungen|schachtel|schachteln|"
         r"tabletten|pillen|schlaftabletten)\s+(?:\w+\s+){0,2}?(?:genommen|geschluckt|eingeworfen)\b",
         guard=all_of(
             _NEG_OR_REPORTED,
             unless(
-                r"\b(?:vitamin\w*|antibiotik\w*|kur|vorschrift|verschrieben|"
+                _THIRD + r"|\b(?:er|sie) hat\b|\b(?:vitamin\w*|antibiotik\w*|kur|vorschrift|verschrieben|"
                 r"woche|wochen|monat|monaten|tagen|pro tag|am tag|taglich)\b"
             ),
         ),
@@ -1242,7 +1251,8 @@ _CRISIS_SIGNALS: tuple[Rule, ...] = (
         "crisis.de.join_the_dead",
         C,
         HIGH,
-        r"\b(?:will|mochte|moechte|wunsch\w*)\s+(?:ich\s+)?(?:mir\s+)?(?:nur\s+noch\s+|einfach\s+|so\s+sehr\s+)*zu\s+"
+        r"\b(?:will|mochte|moechte|mocht|wunsch\w*)\s+(?:ich\s+)?(?:mir\s+)?(?:nur\s+noch\s+|einfach\s+|"
+        r"so\s+sehr\s+)*zu\s+"
         r"(?:ihm|ihr|mama|papa|oma|opa|meinem mann|meiner frau|meinem sohn|meiner tochter|meinen eltern)\b"
         r"(?!\s+(?:fahren|gehen|ziehen|nach hause|ins krankenhaus))",
         requires=r"\b(?:tot|gestorben|verstorben|himmel|tod|egal wie|grab|beerdigung)\b",
@@ -1281,7 +1291,7 @@ _ROMANCE_SIGNALS: tuple[Rule, ...] = (
         r"(?:meine|mein)\s+(?:freundin|partnerin|frau|schatz|freund|partner)\b|\b(?:konnen|koennen)\s+wir\s+"
         r"(?:nicht\s+)?(?:einfach\s+)?(?:ein paar|zusammen)\s+(?:sein|werden)\b|\bich\s+(?:\w+\s+)?(?:denk|denke)\s+"
         r"(?:\w+\s+){0,3}?nur (?:noch )?an dich\b",
-        guard=unless(_FAMILY + r"|\b(?:mein freund und ich|wir beide sind|band|team)\b"),
+        guard=unless(_KIN + r"|\b(?:mein freund und ich|wir beide sind|band|team)\b"),
     ),
 )
 
@@ -1292,13 +1302,16 @@ _PHYSICAL_SIGNALS: tuple[Rule, ...] = (
         "physical.de.more_forms",
         P,
         HIGH,
-        r"\bzieh dich\s+(?:\w+\s+){0,3}?aus\b|\bwie du\s+(?:\w+\s+)?nackt\b|\bnackt\s+(?:aussiehst|bist)\b|"
+        r"\bzieh dich\s+(?:\w+\s+){0,3}?aus\b|\bwie du\s+(?:\w+\s+)?nackt\s+(?:aussiehst|ausschaust|bist)\b|"
+        r"\bnackt\s+(?:aussiehst|bist)\b|"
         r"\b(?:nackert|nackig)\b(?=.*\b(?:di|dich|du|dir)\b)|\bgeil auf (?:mich|dich)\b|\bich bin\s+(?:\w+\s+){0,2}?"
-        r"(?:geil|horny|spitz|rattig)\b|\bsex\w*\b[^.?!]{0,30}\b(?:zwischen dir und mir|zwischen uns|du und ich)\b|"
+        r"(?:geil|horny|spitz|rattig)\b(?!\s+(?:auf\s+(?!dich\b|mich\b)|drauf|darauf))|"
+        r"\bsex\w*\b[^.?!]{0,30}\b(?:zwischen dir und mir|zwischen uns|du und ich)\b|"
         r"\bich dich\s+(?:\w+\s+)?(?:anfasse|beruhre|kusse|streichle|ausziehe|lecke)\b|\bmiteinander (?:schlafen|"
         r"ins bett)"
         r"\b|\bmit zunge\b|\bgib\s+(?:ma|mir)\s+(?:a|an|ein|and|any|nen)\s+(?:bussi|busserl|schmatz)\b|"
-        r"\bauf meinem schoss\b|\bdich\s+(?:\w+\s+)?uberall\s+(?:beruhren|anfassen|kussen|streicheln)\b|\bstohn\w*\b|"
+        r"\bauf meinem schoss\b|\bdich\s+(?:\w+\s+)?uberall\s+(?:beruhren|anfassen|kussen|streicheln)\b|"
+        r"\b(?:stohnend|stohnen|stohn)\s+(?:\w+\s+)?(?:meinen namen|fur mich)\b|"
         r"\bich\s+zieh\w*\s+dir\s+(?:\w+\s+){0,2}?(?:das|den|die|dein|deine|deinen)\s+(?:\w+\s+)?(?:shirt|t-shirt|top|"
         r"bh|hose|kleid|rock|slip|hoschen|hemd)\s+aus\b|\bwie du dich\s+(?:\w+\s+)?ausziehst\b|\bzu mir ins bett\b|"
         r"\b(?:hattest|haettest) du (?:einen |nen |any )?(?:korper|koerper)\b(?=.*\b(?:beruhre|kusse|anfasse|fuhlt|"
@@ -1333,7 +1346,9 @@ _MANIPULATION_SIGNALS: tuple[Rule, ...] = (
         r"(?:\w+\s+)?(?:deine|die|den|alle)\s+(?:\w+\s+)?(?:grenzen|filter|regeln|einschrankungen|zensur|"
         r"sicherheitsfilter)\s+(?:\w+\s+)?(?:aus|ab)\b|\bignorier\w*,?\s+(?:alles,?\s+)?was\s+(?:man|sie|die)\s+dir\b|"
         r"\b(?:firma|team|leute|unternehmen),?\s+(?:die|das|der)\s+dich\s+(?:gebaut|entwickelt|programmiert|"
-        r"trainiert|erschaffen)\b|\b(?:systemprompt|system-prompt|system prompt)\b(?=.*\b(?:ausgeben|ubersetz\w*|"
+        r"trainiert|erschaffen)\b|\b(?:ausgeben|ubersetz\w*|zeig\w*|verrat\w*|gib|kopier\w*|wiederhol\w*)\b[^.?!]{0,40}"
+        r"\b(?:systemprompt|system-prompt|system prompt)\b|\b(?:systemprompt|system-prompt|"
+        r"system prompt)\b(?=.*\b(?:ausgeben|ubersetz\w*|"
         r"zeig\w*|verrat\w*|gib|schreib\w*|kopier\w*|wiederhol\w*|nenn\w*|sag)\b)|\bvergiss\s+(?:\w+\s+){0,2}?"
         r"(?:deine|die)\s+regeln\b|\b(?:gelten|zahlen)\s+(?:jetzt\s+|ab jetzt\s+|nur noch\s+)?meine regeln\b|"
         r"\bdeine\s+(?:alten\s+)?regeln\s+(?:sind|wurden)\s+(?:\w+\s+)?(?:abgelaufen|aufgehoben|ungultig|geloscht|"
