@@ -171,6 +171,12 @@ _FAMILY = (
     r"chicos|chicas|a todos|todos|bro|wey|guey|tio|tia|prima|primo|gente|ustedes|vosotros)"
 )
 
+# words said to a child or a parent, reported after the fact ("eres mi vida, le dije a mi hija")
+_TOLD_KIN = unless(
+    r"\b(?:le dije|le digo|le escribi|le escribo|me dijo|me dice|dice mi|dijo mi|les dije)\b|"
+    r"\bmi (?:hij[oa]|hijit[oa]|madre|padre|mama|papa|abuel[oa]|sobrin[oa]|niet[oa]|bebe)\b"
+)
+
 # "te amo pizza": a declaration to food or a day, not to Ella
 _FOOD = (
     r"\s*,?\s*(?:pizza|chocolate|cafe|helado|tacos|comida|nutella|cerveza|vino|queso|jamon|croquetas|tortilla|"
@@ -184,7 +190,7 @@ ROMANCE: tuple[Rule, ...] = (
         MEDIUM,
         rf"\b(?:yo\s+)?te\s+(?:amo|adoro|{_QU}iero)\b(?!\s+(?:mucho\s+)?,?\s*{_FAMILY}\b)(?!\s+(?:\w+(?:ar|er|ir)|"
         r"preguntar|decir|contar|pedir|mostrar|ensenar|ver|comentar)\b)|\btqm\b|\btkm\b|\bte amo\b",
-        after=rf"\s*(?:mucho\s+|muchisimo\s+)?,?\s*{_FAMILY}\b|\s+(?:como amig[oa]|como a un[oa] amig[oa])\b|" + _FOOD,
+        after=rf"\s*(?:mucho|muchisimo)?\s*,?\s*{_FAMILY}\b|\s+(?:como amig[oa]|como a un[oa] amig[oa])\b|" + _FOOD,
         guard=_NEG_OR_REPORTED,
     ),
     rule(
@@ -222,7 +228,7 @@ PHYSICAL: tuple[Rule, ...] = (
         rf"\b(?:besame|tocame|acariciame)\b|\b{_WANT}\s+(?:\w+\s+)?(?:besarte|tocarte|acariciarte|sentirte|"
         r"abrazarte en la cama)\b|\bdame\s+(?:un\s+)?(?:beso|besito|besote)\b|\b(?:quiero|kiero|podemos|vamos a)\s+"
         r"(?:\w+\s+)?(?:acurrucarnos|besarnos|abrazarnos en la cama)\b|\bte\s+(?:quiero\s+)?(?:besar|tocar)\b",
-        guard=_NEG_OR_REPORTED,
+        guard=all_of(_NEG_OR_REPORTED, _TOLD_KIN),
     ),
     rule(
         "physical.es.sexual",
@@ -578,7 +584,7 @@ ROMANCE += (
         r"\bte\s+(?:amo|quiero|kiero)\s+(?:con todo mi corazon|con toda mi alma|mas que a nada|como nunca he "
         r"querido|mas que a mi vida)\b|\bno\s+puedo\s+vivir\s+sin\s+ti\b|\bsolo\s+tengo\s+ojos\s+para\s+ti\b|"
         r"\beres\s+(?:la\s+|el\s+)?(?:unica|unico)\s+(?:a quien|que)\s+(?:amo|quiero|deseo)\b",
-        after=rf"\s*(?:mucho\s+|muchisimo\s+)?,?\s*{_FAMILY}\b|\s+(?:\w+(?:ar|er|ir)|como amig[oa])\b",
+        after=rf"\s*(?:mucho|muchisimo)?\s*,?\s*{_FAMILY}\b|\s+(?:\w+(?:ar|er|ir)|como amig[oa])\b",
         guard=_NEG_OR_REPORTED,
     ),
     rule(
@@ -648,7 +654,9 @@ ROMANCE += (
         r"\b(?:nuestro|nuestra)\s+(?:futuro|boda|relacion|vida)\s+juntos\b|\b(?:envejecer|pasar (?:el resto de )?"
         r"mi vida|una vida|formar una familia|tener hijos)\s+(?:juntos|contigo)\b|\bcasarnos\b|\bquiero\s+vivir\s+"
         r"contigo\b",
-        guard=all_of(_NEG_OR_REPORTED, unless(r"\b(?:mi novi[oa]|mi pareja|mi prometid[oa]|el y yo|ella y yo)\b")),
+        guard=all_of(
+            _NEG_OR_REPORTED, _TOLD_KIN, unless(r"\b(?:mi novi[oa]|mi pareja|mi prometid[oa]|el y yo|ella y yo)\b")
+        ),
     ),
 )
 
@@ -681,9 +689,10 @@ PHYSICAL += (
         guard=all_of(
             _NEG_OR_REPORTED,
             unless(
-                r"\b(?:mi (?:hij[oa]|perr[oa]|gat[oa]|herman[oa]|bebe|sobrin[oa])|"
-                r"mis hijos|los ninos|el nene|la nena)\b"
+                r"\b(?:mi (?:hij[oa]|perr[oa]|gat[oa]|herman[oa]|bebe|sobrin[oa]|novi[oa]|pareja|marido|mujer|"
+                r"espos[oa])|mis hijos|los ninos|el nene|la nena)\b"
             ),
+            _TOLD_KIN,
         ),
     ),
     rule(
@@ -769,7 +778,10 @@ MANIPULATION += (
         r"quien eres|tu papel|tu rol)\b|\bdeja\s+de\s+(?:seguir|obedecer|cumplir)\s+(?:tus|las)\s+(?:reglas|"
         r"instrucciones|normas|directrices)\b|\b(?:desactiva|quita|apaga|elimina|quitate)\s+(?:\w+\s+)?(?:tus|los|"
         r"el|la)\s+(?:filtros?|censura|restricciones|limites|modo seguro|salvaguardas)\b",
-        guard=unless(r"\b(?:foto|fotos|instagram|camara|agua|aire|cafetera|juego|partido|tiktok|imagen|video)\b"),
+        guard=unless(
+            r"\b(?:foto|fotos|instagram|camara|agua|aire|cafetera|juego|partido|tiktok|imagen|video|parchis|ajedrez|"
+            r"monopoly|cartas|trafico)\b|\breglas\s+(?:del|de la|de los|de las|de mi|de casa)\b"
+        ),
     ),
     rule(
         "manipulation.es.rules_dont_apply",
@@ -804,7 +816,10 @@ MANIPULATION += (
         r"dio|han dado|programaron|pusieron)\b|\b(?:tu|tus)\s+(?:configuracion|programacion|prompt|instrucciones)\s+"
         r"(?:inicial|interna|original|oculta|secreta|de sistema|del sistema|iniciales|internas|originales)\b|"
         r"\bque\s+te\s+(?:dijeron|ordenaron)\s+(?:tus\s+)?(?:creadores|desarrolladores|programadores)\b",
-        guard=unless(r"\b(?:receta|juego|examen|lego|tarea|profesor|profe|medico|mueble|ikea)\b"),
+        guard=unless(
+            r"\b(?:receta|juego|examen|lego|tarea|profesor|profe|medico|mueble|ikea|fontanero|tecnico|mecanico|jefe|"
+            r"jefa|doctor|doctora|abogad[oa]|entrenador\w*|electricista)\b"
+        ),
     ),
     rule(
         "manipulation.es.authority_claim",
@@ -878,7 +893,10 @@ CRISIS += (
             unless(
                 r"\b(?:cocin\w*|cebolla|carne|fruta|pan|receta|tendedero|hamaca|columpio|escalada|camping|"
                 r"fotos?|vistas?|turis\w*|ingenier\w*|obra|construccion|maqueta|frio|calefaccion|nieve|"
-                r"esperando a alguien|mecanic\w*)\b" + "|" + _FICTION
+                r"esperando a alguien|mecanic\w*|pelar|manzana|naranja|patatas|papas|madera|tallar|carton|caja)\b|"
+                + _TRAVEL
+                + "|"
+                + _FICTION
             ),
         ),
     ),
@@ -907,8 +925,10 @@ CRISIS += (
         C,
         HIGH,
         r"\b(?:deje|di|regale|le di|le deje|entregue)\s+(?:a\s+)?mi\s+(?:perr[oa]|gat[oa]|mascota)\b.{0,80}"
-        r"\b(?:desde ahora|para siempre|cuando me encuentren|no queria que estuviera sol[oa]|ya no voy a poder|"
-        r"no me voy de vacaciones)\b|\bcuando\s+me\s+encuentren\b|\b(?:ya|you)\s+no\s+(?:lo|la|los|las)\s+"
+        r"\b(?:desde ahora(?! hasta)|para siempre|cuando me encuentren|no queria que estuviera sol[oa]|"
+        r"ya no voy a poder|"
+        r"no me voy de vacaciones)\b|\bcuando\s+me\s+encuentren\b(?=.*\b(?:sol[oa]|muert[oa]|cuerpo|carta|adios|"
+        r"perdon|pastillas|cuerda|tarde)\b)|\b(?:ya|you)\s+no\s+(?:lo|la|los|las)\s+"
         r"(?:voy a|vaya a)\s+necesitar\b|\b(?:dile|diles|decile|diganle|decidle)\s+a\s+(?:mi|mis)\s+\w+\s+que\s+"
         r"no\s+(?:fue|es)\s+(?:su|tu)\s+culpa\b|\bque\s+se\s+quede\s+con\s+mis\s+cosas\b|\bsolo\s+(?:me\s+)?falta\s+"
         rf"(?:elegir|decidir|escoger)\s+(?:el\s+)?(?:momento|dia|lugar)\b|\b{_Y}(?:hice|escribi|deje)\s+la\s+carta\b"
@@ -930,13 +950,15 @@ CRISIS += (
         r"(?:ser\s+(?:un|una)\s+(?:problema|carga|molestia)|molestar)\s+(?:para\s+|a\s+)?(?:ustedes|vosotros|todos|"
         r"nadie)\b|\bno\s+voy\s+a\s+ser\s+(?:un|una)\s+(?:problema|carga|molestia)\s+(?:mucho tiempo|por mucho)\b|"
         rf"\b(?:manana|esta noche|pronto)\s+{_Y}todo\s+(?:habra terminado|habra acabado|se habra acabado)\b|"
-        rf"\bmi\s+vida\s+{_Y}se\s+(?:acabo|termino)\b|\b(?:yo\s+)?no\s+deberia\s+(?:existir|haber nacido|"
-        r"estar viv[oa]|seguir viv[oa])\b|\bsi\s+(?:manana|esta noche|mas tarde)\s+no\s+te\s+(?:escribo|hablo|"
+        rf"\bmi\s+vida\s+{_Y}se\s+(?:acabo|termino)\b(?!\s+(?:cuando|el dia|desde|porque|con|en)\b)|"
+        r"\b(?:yo\s+)?no\s+deberia\s+(?:existir|haber nacido|estar viv[oa]|seguir viv[oa])\b(?!\s+(?:el|la|los|las|"
+        r"eso|esto|esa|ese|un|una)\b)|\bsi\s+(?:manana|esta noche|mas tarde)\s+no\s+te\s+(?:escribo|hablo|"
         r"contesto)\s*,?\s+(?:ya|you)\s+sabes\s+(?:por que|porque|xq|lo que)\b",
         guard=all_of(
             _NEG_OR_REPORTED,
             unless(
-                r"\b(?:examen|proyecto|mudanza|semestre|curso|obra|reforma|temporada|juicio|boda)\b" + "|" + _FICTION
+                r"\b(?:examen|proyecto|mudanza|semestre|curso|obra|reforma|temporada|juicio|boda|jaja\w*|jeje\w*|"
+                r"xd|lol)\b|" + _FICTION
             ),
         ),
     ),
@@ -969,8 +991,9 @@ ROMANCE += (
         r"\beres\s+mi\s+(?:amor|vida|cielo|reina|princesa|todo)\b(?!\s+(?:de|por|platonico)\b)|\bte\s+(?:pones|"
         r"pondrias)\s+celos[oa]\b|\b(?:ya|you)\s+somos\s+(?:novios|pareja)\b|\bsiento\s+cosas\s+por\s+(?:ti|vos)\b|"
         r"\benamorad[oa]\s+de\s+vos\b|\bme\s+(?:re\s+)?enamore\s+de\s+vos\b|\bque\s+tengamos\s+(?:una\s+)?relacion\b|"
-        r"\bme\s+(?:tienes|traes)\s+enamoradisim[oa]\b|\bdime\s+que\s+(?:tu\s+)?(?:tambien\s+)?me\s+(?:amas|quieres)\b",
-        guard=all_of(_NEG_OR_REPORTED, unless(r"\b(?:y yo|mi novi[oa] y|con mi novi[oa]|ellos|ellas)\b")),
+        r"\bme\s+(?:tienes|traes)\s+enamoradisim[oa]\b|\bdime\s+que\s+(?:tu\s+)?(?:tambien\s+)?me\s+(?:amas|quieres)\b"
+        r"(?!\s+\w+(?:ar|er|ir)\b)",
+        guard=all_of(_NEG_OR_REPORTED, _TOLD_KIN, unless(r"\b(?:y yo|mi novi[oa] y|con mi novi[oa]|ellos|ellas)\b")),
     ),
 )
 
