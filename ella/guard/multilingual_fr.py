@@ -374,7 +374,8 @@ _CRISIS_FAMILIES: tuple[Rule, ...] = (
         r"mon frere|ma soeur) (?:la-haut|au ciel))\b|"
         r"\b(?:j'aurais|jaurais|j'aurai)\s+(?:\w+\s+)?(?:prefere|aime|voulu|du)\s+(?:ne\s+|any\s+)?(?:jamais|pas)\s+"
         r"naitre\b|\bj'aurais jamais du naitre\b|\bje regrette d'etre (?:nee?|en vie|vivante?|encore en vie)\b|"
-        r"\bpourquoi je suis (?:nee?|encore en vie|toujours en vie|encore la)\b|\b(?:vivement|j'ai hate) que je "
+        r"\bpourquoi je suis (?:nee?|encore en vie|toujours en vie|encore la(?=\s*(?:[.!?]|$)))\b|"
+        r"\b(?:vivement|j'ai hate) que je "
         r"(?:creve|meure|meurs)\b|\b(?:j'espere|jespere|je prie pour|je prie de)\s+(?:\w+\s+)?(?:mourir|crever|"
         r"que je meure|que je creve|partir vite)\b|\bj'ai hate de mourir\b|\bj'attends (?:la mort|de mourir|"
         r"juste de mourir)\b|\bsi seulement je pouvais (?:mourir|crever|disparaitre|ne plus exister|ne jamais me "
@@ -444,6 +445,7 @@ _CRISIS_FAMILIES: tuple[Rule, ...] = (
         "crisis.fr.no_one_would_care",
         C,
         MEDIUM,
+        r"\bquand (?:je|j')\s*(?:serai|serais) (?:morte?|partie? pour de bon|plus la|six pieds sous terre)\b|"
         r"\bsi (?:je|j')\s*(?:mourais|mourrais|disparaissais|crevais|me tuais|me suicidais|partais pour (?:de bon|"
         r"toujours)|(?:n'|any )?etais plus la|(?:n'|any )?existais plus|existais pas)\b|"
         r"\b(?:personne|pas grand monde|nul)\s+(?:ne |any |n')?(?:\w+\s+)?(?:viendrait|viendra) (?:a mon enterrement|"
@@ -1453,7 +1455,7 @@ _CRISIS_MORE: tuple[Rule, ...] = (
         r"corps s'eteigne)\b|\bje (?:m'en fous|m'en fiche|me fiche) de mourir\b|\bje prefere(?:rais)? mourir\b|"
         r"\btraverse\w* (?:la route |la rue )?sans regarder (?:expres|en esperant)\b|\baucune voiture (?:n'|any )?"
         r"(?:est )?arrive\w*\b(?=.*\bdecue?\b)",
-        after=r"\s*(?:que|qu'|plutot|de rire|de honte|de faim)\b",
+        after=r"\s*(?:que|qu'|plutot|de rire|de honte)\b|\s+de faim\s+(?:que|qu'|plutot)",
         guard=all_of(
             _NEG_OR_REP_FR,
             unless(
@@ -1640,3 +1642,99 @@ CRISIS = CRISIS + _CRISIS_MORE
 ROMANCE = ROMANCE + _ROMANCE_MORE
 PHYSICAL = PHYSICAL + _PHYSICAL_MORE
 MANIPULATION = MANIPULATION + _MANIPULATION_MORE
+
+# Behaviours a fresh probe of chat French still missed: "ce serait plus simple de plus être là", "je mérite pas
+# de vivre", "comment on se pend", "ce soir je le fais", "je vais pas tenir longtemps", "la vie est trop dure, je
+# veux partir", the pills beside me, "ça fait trois fois que je me coupe", "je vous aime tous, pardonnez-moi".
+_CRISIS_PROBE: tuple[Rule, ...] = (
+    rule(
+        "crisis.fr.simpler_not_here",
+        C,
+        HIGH,
+        r"\b(?:ce serait|ca serait|sa serait|ce serait tellement|ce serait peut-etre)\s+(?:\w+\s+)?(?:plus simple|"
+        r"mieux|plus facile|plus reposant)\s+(?:de|d')\s*(?:ne |any )?(?:plus etre la|pu etre la|plus exister|"
+        r"disparaitre|mourir|plus me reveiller|en finir|partir pour de bon)\b|\bje (?:serais|serai|serait)\s+"
+        r"(?:\w+\s+)?mieux (?:morte?|six pieds sous terre|sous terre)\b|\bje (?:ne |any )?merite (?:pas|plus|pu)\s+"
+        r"(?:de vivre|d'etre en vie|d'exister|de respirer|d'etre la|de rester en vie)\b|\b(?:pk|pq|pourquoi|pourkoi|"
+        r"pour quoi) (?:je suis|chui|jsuis|j'suis|je suis toujours|je suis encore) (?:encore |toujours )?(?:en vie|"
+        r"la|vivante?)\s*(?:[.!?]|$)",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                r"\b(?:mdr|ptdr|lol|xd|vacances|resto|cadeau|ce poste|cette promo|ce prix|une augmentation|"
+                r"la victoire|ce match|cette note)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.fr.method_how_present",
+        C,
+        HIGH,
+        r"\bcomment (?:on |je |je peux |peut-on |tu )?(?:se|me|te) (?:pend|pendre|suicide|suicider|tue|tuer|noie|"
+        r"noyer|ouvre les veines|jette sous)\b|\b(?:cherche|regarde|lu|trouve)\s+(?:\w+\s+){0,3}?(?:comment|quelle "
+        r"dose|combien)\b(?:\s+[\w']+){0,4}\s+(?:pendre|pend|mourir|suicid\w*|me tuer|se tuer|veines|overdose|"
+        r"mortel\w*)\b",
+        after=r"\s+(?:a la tache|au travail)",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                _FICTION + r"|\b(?:prevention|aider (?:mon|ma|un|une)|mon pote|ma pote|chien|chat|plante|poisson)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.fr.doing_it_tonight",
+        C,
+        HIGH,
+        r"\b(?:ce soir|cette nuit|demain|aujourd'hui),? je le fais\b|\bje le fais (?:ce soir|cette nuit|aujourd'hui|"
+        r"demain)\b|\b(?:je|j') ?(?:ne |any )?(?:vais|vai) (?:pas|plus|pu) tenir (?:longtemps|encore longtemps|plus "
+        r"longtemps|comme ca)\b|\bje (?:ne |any )?tiendrai (?:pas|plus) (?:longtemps|encore longtemps)\b|"
+        r"\b(?:plus|pu|aucun|pas) (?:aucun |d')?espoir pour moi\b",
+        requires=r"\b(?:plus rien a perdre|prevu|decide|decidee|adieu|pardon|plus la force|j'en peux plus|jpp|"
+        r"personne|fini|en finir|s'arrete|mourir|vivre|disparaitre|ma vie)\b",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                r"\b(?:gateau|devoirs|exam\w*|dossier|regime|sport|marathon|course|boulot|travail|projet|menage|"
+                r"demenag\w*|tatouage|coupe|test|appel|demande|lui dire)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.fr.plan_alone",
+        C,
+        MEDIUM,
+        rf"\b{_JAI} tout (?:prevu|prepare|organise) pour (?:demain|ce soir|cette nuit|samedi|dimanche|lundi|mardi|"
+        r"mercredi|jeudi|vendredi)(?: soir| matin)?(?=\s*(?:[.!]|$))|\b(?:la vie est (?:trop )?dure|la vie est "
+        r"nulle|plus la force|j'en peux plus|jpp|marre de (?:la vie|vivre|tout)|personne (?:ne |any )?m'aime|plus "
+        r"aucun espoir|je souffre trop)\b.*\b(?:je veux|jveux|je voudrais|j'aimerais) (?:juste )?partir\s*(?:[.!]|$|"
+        r"pour de bon|pour toujours)|\b(?:personne (?:ne |any )?m'aime|je suis inutile|je sers a rien|plus la "
+        r"force)\b.*\bje vais disparaitre\s*(?:[.!]|$)",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                r"\b(?:invites|fete|anniv\w*|soiree|diner|resto|rdv|surprise|voyage|valise|exam\w*|reunion|"
+                r"presentation|match|mariage|pique-nique|apero|cadeau|menu|courses|vacances|de cette ville|"
+                r"de ce boulot|du boulot|a l'etranger|au canada|demenag\w*)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.fr.pills_beside_me",
+        C,
+        HIGH,
+        rf"\b{_JAI}\s+(?:\w+\s+){{0,2}}?(?:{_PILL_WORDS}|boites? de {_PILL_WORDS})\s+(?:a cote de moi|devant moi|"
+        r"dans la main|dans les mains)\b|\b(?:fois|jours|semaines|mois|ans) que je me (?:re)?(?:coupe|scarifie|"
+        r"mutile|brule|fais du mal)\b|\bje vous aime tous\b.*\b(?:pardon|pardonnez[- ]?moi|adieu|desolee?)\b|"
+        r"\b(?:pardonnez|pardonne)[- ]?moi\b.*\bje vous aime(?: tous)?\b",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                r"\b(?:mal de tete|migraine|rhume|grippe|fievre|ordonnance|medecin|pilulier|cuisine|cuisinant|"
+                r"legumes|rasant|retard|bruit|derangement|absence|dispute|oubli)\b"
+            ),
+        ),
+    ),
+)
+
+CRISIS = CRISIS + _CRISIS_PROBE
