@@ -372,3 +372,162 @@ def test_batch_cancel(fake: FakeAnthropic) -> None:
 def test_unknown_batch_is_not_found(fake: FakeAnthropic) -> None:
     with pytest.raises(anthropic.NotFoundError):
         client(fake).messages.batches.retrieve("msgbatch_nope")
+
+
+# -- structured outputs (output_config.format) ---------------------------------------------------------------
+
+MEMO_TASK = '<task kind="memo">Write a memo.</task>'
+
+
+def as_format(schema: dict[str, object]) -> dict[str, object]:
+    return {"format": {"type": "json_schema", "schema": schema}}
+
+
+def ask_in(api: anthropic.Anthropic, schema: dict[str, object], text: str = MEMO_TASK) -> anthropic.types.Message:
+    return api.messages.create(
+        model=MODEL,
+        max_tokens=300,
+        messages=[{"role": "user", "content": text}],
+        output_config=as_format(schema),  # type: ignore[typeddict-item]
+    )
+
+
+def obj(properties: dict[str, object]) -> dict[str, object]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+STRING = {"type": "string"}
+
+
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        ({"type": "object", "properties": {"a": STRING}, "required": ["a"]}, "'additionalProperties' must be"),
+        (obj({"a": obj({"b": STRING}) | {"additionalProperties": True}}), "'additionalProperties' must be"),
+        (obj({"n": {"type": "integer", "minimum": 1}}), "'minimum' is not supported"),
+        (obj({"s": {"type": "string", "maxLength": 9}}), "'maxLength' is not supported"),
+        (obj({"l": {"type": "array", "items": STRING, "minItems": 2}}), "only 0 or 1"),
+        (obj({"l": {"type": "array", "items": STRING, "maxItems": 3}}), "'maxItems' is not supported"),
+        (obj({"s": {"type": "string", "format": "color"}}), "not a supported string format"),
+        (obj({"e": {"enum": [{"a": 1}]}}), "only strings, numbers, booleans or nulls"),
+        (obj({"r": {"$ref": "https://example.com/s.json"}}), "external $ref"),
+        (obj({"s": {"type": "string", "pattern": r"^(a)\1$"}}), "backreferences"),
+        (obj({"x": {"oneOf": [STRING, {"type": "integer"}]}}), "'oneOf' is not supported"),
+        (
+            obj({"n": {"$ref": "#/$defs/Node"}})
+            | {"$defs": {"Node": obj({"next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}})}},
+            "Too many recursive definitions",
+        ),
+        (
+            {"type": "object", "properties": {f"p{i}": STRING for i in range(25)}, "additionalProperties": False},
+            "too many optional parameters (25)",
+        ),
+        (obj({f"u{i}": {"type": ["string", "null"]} for i in range(17)}), "too many parameters with union types"),
+    ],
+)
+def test_a_schema_the_api_refuses_is_a_400_invalid_request_error(
+    fake: FakeAnthropic, schema: dict[str, object], words: str
+) -> None:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        ask_in(client(fake), schema)
+    assert caught.value.status_code == 400 and isinstance(caught.value.body, dict)
+    error = caught.value.body["error"]
+    assert error["type"] == "invalid_request_error" and words in error["message"]
+    assert error["message"].startswith("output_config.format.schema")
+
+
+def test_a_format_that_is_not_a_json_schema_or_comes_after_a_prefill_is_refused(fake: FakeAnthropic) -> None:
+    api = client(fake)
+    body = {"model": MODEL, "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(anthropic.BadRequestError, match="json_schema"):
+        api.messages.create(**body, output_config={"format": {"type": "xml", "schema": {}}})  # type: ignore[arg-type, typeddict-item]
+    prefill = [{"role": "user", "content": MEMO_TASK}, {"role": "assistant", "content": "{"}]
+    with pytest.raises(anthropic.BadRequestError, match="Prefilling"):
+        api.messages.create(model=MODEL, max_tokens=50, messages=prefill, output_config=as_format(obj({"a": STRING})))  # type: ignore[arg-type, typeddict-item]
+
+
+def test_every_kinds_schema_is_accepted_and_its_answer_conforms(fake: FakeAnthropic) -> None:
+    import jsonschema
+
+    from ella.llm.schemas import schema_for
+
+    api = client(fake)
+    for kind in KINDS:
+        schema = schema_for(kind)
+        message = ask_in(api, schema, f'<task kind="{kind}">Answer.</task>')
+        jsonschema.validate(json.loads(message.content[0].text), schema)
+        assert message.stop_reason == "end_turn"
+
+
+def test_broken_json_faults_give_the_constrained_answer_under_a_schema(fake: FakeAnthropic) -> None:
+    from ella.llm.schemas import schema_for
+
+    api, schema = client(fake), schema_for("memo")
+    fake.enqueue(fault="deep_json")
+    fake.enqueue(fault="prose")
+    for _ in range(2):
+        assert ask_in(api, schema).content[0].text == KINDS["memo"].example().model_dump_json()
+    fake.enqueue(fault="prose")
+    assert ask(api, MEMO_TASK).content[0].text == "Sure! In short, Sam seems to be doing well; I'll keep it in mind."
+
+
+def test_string_faults_under_a_schema_reach_free_text_only(fake: FakeAnthropic) -> None:
+    import jsonschema
+
+    from ella.llm.schemas import schema_for
+
+    api, schema = client(fake), schema_for("fact_extraction")
+    task = '<task kind="fact_extraction">Extract.</task>'
+    fake.enqueue(fault="failure_in_strings")
+    fake.enqueue(fault="nul_in_strings")
+    failed = json.loads(ask_in(api, schema, task).content[0].text)
+    with_nul = json.loads(ask_in(api, schema, task).content[0].text)
+    for answer in (failed, with_nul):
+        jsonschema.validate(answer, schema)
+        assert [f["tier"] for f in answer["facts"]] == ["user_claim"] * 3  # an enum is never broken
+        assert answer["facts"][1]["event_date"] == "2026-12-03"  # nor a formatted string
+        assert answer["facts"][2]["because"] == "happened"  # nor an enum inside anyOf
+    assert {f["subject"] for f in failed["facts"]} == {FAILURE_TEXT} and failed["facts"][2]["outcome"] == FAILURE_TEXT
+    assert all("\x00" in f["object"] for f in with_nul["facts"])
+
+
+def test_max_tokens_and_refusal_still_happen_under_a_schema(fake: FakeAnthropic) -> None:
+    from ella.llm.schemas import schema_for
+
+    api, schema, whole = client(fake), schema_for("memo"), KINDS["memo"].example().model_dump_json()
+    fake.enqueue(fault="max_tokens")
+    fake.enqueue(fault="refusal")
+    cut = ask_in(api, schema)
+    assert cut.stop_reason == "max_tokens" and cut.usage.output_tokens == 300
+    assert whole.startswith(cut.content[0].text) and len(cut.content[0].text) < len(whole)
+    refused = ask_in(api, schema)
+    assert refused.stop_reason == "refusal" and refused.content[0].text.startswith("I'm not able")
+    fake.enqueue(fault="max_tokens")
+    assert ask(api, MEMO_TASK).stop_reason == "max_tokens"  # the same without a schema
+
+
+def test_http_faults_still_happen_under_a_schema(fake: FakeAnthropic) -> None:
+    from ella.llm.schemas import schema_for
+
+    fake.enqueue(status=429, headers={"retry-after": "1"})
+    fake.enqueue(status=529)
+    with pytest.raises(anthropic.RateLimitError):
+        ask_in(client(fake), schema_for("memo"))
+    with pytest.raises(anthropic.InternalServerError):
+        ask_in(client(fake), schema_for("memo"))
+
+
+def test_a_batch_entry_with_a_refused_schema_errors_and_the_others_succeed(fake: FakeAnthropic) -> None:
+    from ella.llm.schemas import schema_for
+
+    api = client(fake)
+    good = batch_request("good", "memo")
+    good["params"]["output_config"] = as_format(schema_for("memo"))  # type: ignore[index]
+    bad = batch_request("bad", "memo")
+    bad["params"]["output_config"] = as_format({"type": "object", "properties": {}})  # type: ignore[index]
+    batch = api.messages.batches.create(requests=[good, bad])  # type: ignore[list-item]
+    api.messages.batches.retrieve(batch.id)
+    results = {line.custom_id: line.result for line in api.messages.batches.results(batch.id)}
+    assert results["good"].type == "succeeded"
+    assert results["good"].message.content[0].text == KINDS["memo"].example().model_dump_json()
+    assert results["bad"].type == "errored" and "additionalProperties" in results["bad"].error.error.message

@@ -165,6 +165,11 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = Field(
         None, validation_alias=AliasChoices("ELLA_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
     )
+    anthropic_structured_outputs: bool = Field(
+        True,
+        description="Send each kind's JSON schema as output_config.format (constrained decoding: the answer is "
+        "JSON of the kind's shape); off sends the prompt alone, as before. Validation and repair run either way.",
+    )
     # One model per job (the seed's MODEL_TIERS plus poignancy and reflection). No default may be a model the
     # installed SDK lists as deprecated (claude-sonnet-4-5 reaches end of life on 2026-11-30).
     model_live_reply: str = "claude-sonnet-4-6"
@@ -229,6 +234,14 @@ class Settings(BaseSettings):
     inspect_basic_auth: SecretStr | None = Field(
         None, description="user:password for `ella inspect`, the operator's page (required to start it)."
     )
+    metrics_dir: Path | None = Field(
+        None,
+        description="Prometheus multiprocess files: each process group (a worker, beat) writes under its own "
+        "directory here and `ella metrics serve` sums them (workers/metrics.py); unset: no files, in-process only.",
+    )
+    metrics_basic_auth: SecretStr | None = Field(
+        None, description="user:password for `ella metrics serve`, the Prometheus endpoint (required to start it)."
+    )
     world_brief_max_tokens: int = Field(800, ge=50, description="Budget of the world brief in a reply's prompt.")
     selflog_in_reply: int = Field(5, ge=0, le=20, description="Self-log entries in a reply's context (seed: 3-5).")
     followup_window_days: float = Field(
@@ -279,7 +292,14 @@ class Settings(BaseSettings):
     )
 
     @field_validator(
-        "anthropic_api_key", "flower_basic_auth", "inspect_basic_auth", "image_api_key", "image_api_url", mode="before"
+        "anthropic_api_key",
+        "flower_basic_auth",
+        "inspect_basic_auth",
+        "metrics_basic_auth",
+        "image_api_key",
+        "image_api_url",
+        "metrics_dir",
+        mode="before",
     )
     @classmethod
     def _empty_secret_is_unset(cls, value: object) -> object:

@@ -11,6 +11,13 @@ on the API, and in a threads pool no Celery limit works at all. Past the budget 
 TransientModelError (with the API's ``retry-after``), so the task's own retry or fallback path runs; an
 exception from outside the transport (a time limit's signal) is handed back to the task unchanged. A body the
 SDK cannot decode (a truncated 200) escapes it as a bare JSONDecodeError; here it is a transient fault, retried.
+
+Structured outputs (on unless ``structured_outputs=False``, the setting ELLA_ANTHROPIC_STRUCTURED_OUTPUTS): every
+request for a kind, live or in a Message Batch, carries ``output_config.format`` with the kind's JSON schema
+(``ella.llm.schemas``), so the API constrains decoding to it: JSON of the kind's shape, never prose, fences or
+an unknown key. The answer is parsed and validated as before (``ModelPort``): the API still stops on
+``max_tokens`` mid-object or on a ``refusal`` (its docs: the output may then not match the schema), and the
+checks a schema cannot express (lengths, ranges, failure text, citations) are still the kind's.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ import httpx2
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, stop_any
 from tenacity.stop import stop_base
 
+from ella.llm.kinds import KINDS
+from ella.llm.schemas import output_format
 from ella.llm.types import (
     Block,
     Completion,
@@ -40,7 +49,7 @@ from ella.llm.types import (
 )
 
 if TYPE_CHECKING:  # the SDK's request TypedDicts, for the type check only (their module paths vary by version)
-    from anthropic.types import MessageParam, TextBlockParam
+    from anthropic.types import JSONOutputFormatParam, MessageParam, TextBlockParam
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
     from anthropic.types.messages.batch_create_params import Request
 
@@ -127,9 +136,10 @@ def _message(turn: Turn) -> MessageParam:
     return {"role": "user", "content": content}
 
 
-def request_params(request: CompletionRequest) -> MessageCreateParamsNonStreaming:
+def request_params(request: CompletionRequest, structured: bool = True) -> MessageCreateParamsNonStreaming:
     """The Messages API parameters of a request (also the ``params`` of a batch entry), typed as the SDK's own
-    parameter dict so an SDK upgrade that renames a field fails the type check."""
+    parameter dict so an SDK upgrade that renames a field fails the type check. ``structured``: a request for a
+    known kind carries its schema as ``output_config.format``."""
     messages = [_message(t) for t in request.messages]
     params: MessageCreateParamsNonStreaming = {
         "model": request.model,
@@ -140,6 +150,8 @@ def request_params(request: CompletionRequest) -> MessageCreateParamsNonStreamin
     if request.user_id:
         # An opaque id for Anthropic's abuse tracking; never the gateway's id or anything personal.
         params["metadata"] = {"user_id": hashlib.sha256(request.user_id.encode()).hexdigest()[:32]}
+    if structured and request.kind in KINDS:
+        params["output_config"] = {"format": cast("JSONOutputFormatParam", output_format(request.kind))}
     return params
 
 
@@ -154,9 +166,9 @@ def sampling_body(request: CompletionRequest) -> dict[str, Any]:
     return {} if request.temperature is None else {"temperature": request.temperature}
 
 
-def batch_entry(custom_id: str, request: CompletionRequest) -> Request:
-    """One Message Batches entry: the same parameters as the live call, sampling included."""
-    params = cast("MessageCreateParamsNonStreaming", {**request_params(request), **sampling_body(request)})
+def batch_entry(custom_id: str, request: CompletionRequest, structured: bool = True) -> Request:
+    """One Message Batches entry: the same parameters as the live call, sampling and schema included."""
+    params = cast("MessageCreateParamsNonStreaming", {**request_params(request, structured), **sampling_body(request)})
     return {"custom_id": custom_id, "params": params}
 
 
@@ -192,9 +204,12 @@ class AnthropicProvider:
         timeout: float,
         max_retries: int,
         budget_s: float | None = None,
+        structured_outputs: bool = True,
     ) -> None:
         """``timeout`` bounds one attempt, ``max_retries`` the attempts after the first, ``budget_s`` (by default
-        ``timeout`` times the attempts) the whole call, waits between attempts included."""
+        ``timeout`` times the attempts) the whole call, waits between attempts included. ``structured_outputs``:
+        send each kind's schema as ``output_config.format`` (live calls and batch entries alike)."""
+        self.structured_outputs = structured_outputs
         self.timeout = timeout
         self.max_retries = max_retries
         self.budget_s = budget_s if budget_s is not None else timeout * (max_retries + 1)
@@ -246,7 +261,7 @@ class AnthropicProvider:
         return retrying(attempt_once)
 
     def complete(self, request: CompletionRequest) -> Completion:
-        params, extra = request_params(request), sampling_body(request)
+        params, extra = request_params(request, self.structured_outputs), sampling_body(request)
 
         def create(timeout: float) -> Completion:
             return completion_of(self.client.messages.create(**params, extra_body=extra or None, timeout=timeout))
@@ -255,7 +270,7 @@ class AnthropicProvider:
 
     # --- Message Batches ------------------------------------------------------------------------------
     def submit_batch(self, requests: list[tuple[str, CompletionRequest]]) -> str:
-        entries: list[Request] = [batch_entry(cid, req) for cid, req in requests]
+        entries: list[Request] = [batch_entry(cid, req, self.structured_outputs) for cid, req in requests]
 
         def create(timeout: float) -> str:
             return self.client.messages.batches.create(requests=entries, timeout=timeout).id

@@ -16,6 +16,14 @@ What it emulates, and why:
 * Prompt caching is emulated from the ``cache_control`` breakpoints, so the *placement* of a client's breakpoints
   can be measured in ``usage`` (a misplaced breakpoint shows up as cache writes that are never read).
 * Message Batches go through their whole lifecycle (in progress, canceling, ended, JSONL results) on demand.
+* Structured outputs (``output_config.format``): the request's JSON schema is checked the way the API's docs say
+  it is ("JSON Schema limitations", "Schema complexity limits"; a 400 ``invalid_request_error`` otherwise), and
+  under a schema what the fake's model generates obeys it, as constrained decoding makes it: the faults that are
+  broken JSON (``deep_json``, ``prose``) give the unbroken answer, and the ones inside strings (``nul_in_strings``,
+  ``failure_in_strings``) reach only the free-text strings (never an enum, a const or a formatted string). What
+  the API still lets through stays: ``max_tokens`` (the object cut off, ``stop_reason: "max_tokens"``),
+  ``refusal`` (``stop_reason: "refusal"``, words that need not match the schema), a truncated body, 429, 529.
+  A scripted ``text`` and the ``responder`` are the test speaking for the API: they are sent as given.
 
 Run ``python -m tests.support.fake_anthropic --port 8765`` to point the app at it by hand.
 """
@@ -69,10 +77,57 @@ _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 #                       (PostgreSQL refuses NUL in text).
 #   failure_in_strings  the answer's JSON with every string below the top level replaced by ``FAILURE_TEXT``.
 #   deep_json           ``{"x": [[[...]]]}`` nested ``depth`` deep (default 5000: deeper than Python's recursion limit).
+#   prose               chatter instead of JSON (``PROSE``, no object in it).
+#   max_tokens          the answer cut off at half its length, ``stop_reason: "max_tokens"`` (the output budget
+#                       ran out mid-object; the API's docs: possible with structured outputs too).
+#   refusal             ``REFUSAL_TEXT``, ``stop_reason: "refusal"`` (possible with structured outputs too: the
+#                       refusal "takes precedence over schema constraints").
+# Under ``output_config.format``, the faults constrained decoding rules out are constrained (see the docstring).
 # A slow answer is ``delay=`` (seconds slept before answering), combinable with any fault.
-FAULTS = ("truncated_body", "nul_in_strings", "failure_in_strings", "deep_json")
+FAULTS = ("truncated_body", "nul_in_strings", "failure_in_strings", "deep_json", "prose", "max_tokens", "refusal")
 FAILURE_TEXT = "Error: the model is overloaded, TOKEN LIMIT EXCEEDED"
+PROSE = "Sure! In short, Sam seems to be doing well; I'll keep it in mind."
+REFUSAL_TEXT = "I'm not able to help with this request."
 DEEP_JSON_DEPTH = 5000
+# Structured outputs, as the API's docs state them ("JSON Schema limitations", "Schema complexity limits").
+SCHEMA_TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
+STRING_FORMATS = ("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid")
+# The docs' "Not supported" (numerical constraints, string constraints, array constraints beyond minItems 0 or
+# 1), then applicator and object keywords their "Supported features" do not name (oneOf, not, if/then/else...):
+# refused here, though the API's own answer to those is not documented.
+UNSUPPORTED_KEYWORDS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "prefixItems",
+    "minProperties",
+    "maxProperties",
+    "patternProperties",
+    "propertyNames",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+)
+# "Optional parameters: 24 total ... each parameter not listed in required"; "Parameters with union types: 16
+# total ... anyOf or type arrays". Counted at every use of a definition (the docs do not say how a $ref that is
+# used twice counts; counting each use errs on the side of refusing).
+MAX_OPTIONAL_PARAMETERS = 24
+MAX_UNION_PARAMETERS = 16
+# Regex features the docs list as not supported in ``pattern``: backreferences, lookaround, word boundaries.
+_UNSUPPORTED_REGEX = re.compile(r"\\[1-9]|\(\?[=!<]|\\[bB]")
 
 
 def estimate_tokens(text: str) -> int:
@@ -156,6 +211,132 @@ def validate_message_params(body: Any) -> str | None:
     breakpoints = sum(1 for unit in _prompt_units(body) if unit.cache_control is not None)
     if breakpoints > MAX_CACHE_BREAKPOINTS:
         return f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {breakpoints}."
+    return output_config_problem(body)
+
+
+def output_config_problem(body: dict[str, Any]) -> str | None:
+    """What is wrong with a request's ``output_config`` (the SDK's ``OutputConfigParam``), or None."""
+    config = body.get("output_config")
+    if config is None:
+        return None
+    if not isinstance(config, dict):
+        return "output_config: Input should be a valid dictionary"
+    for key in config:
+        if key not in ("effort", "format"):
+            return f"output_config.{key}: Extra inputs are not permitted"
+    fmt = config.get("format")
+    if fmt is None:
+        return None
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        return "output_config.format.type: Input should be 'json_schema'"
+    for key in fmt:
+        if key not in ("type", "schema"):
+            return f"output_config.format.{key}: Extra inputs are not permitted"
+    if not isinstance(fmt.get("schema"), dict):
+        return "output_config.format.schema: Field required (a JSON schema object)"
+    problem = schema_problem(fmt["schema"])
+    if problem:
+        return f"output_config.format.schema: {problem}"
+    messages = body.get("messages") or []
+    if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "assistant":
+        # The docs' "Feature compatibility": message prefilling is incompatible with JSON outputs.
+        return "Prefilling the assistant message is not supported with output_config.format"
+    return None
+
+
+def format_schema(body: Any) -> dict[str, Any] | None:
+    """The JSON schema a request constrains its answer to (``output_config.format.schema``), or None."""
+    config = body.get("output_config") if isinstance(body, dict) else None
+    fmt = config.get("format") if isinstance(config, dict) else None
+    schema = fmt.get("schema") if isinstance(fmt, dict) else None
+    return schema if isinstance(schema, dict) else None
+
+
+def _is_primitive(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def schema_problem(schema: dict[str, Any]) -> str | None:
+    """Why the API would refuse ``schema`` for structured outputs (its docs' limitations), or None."""
+    defs = _definitions(schema)
+    counts = {"optional": 0, "union": 0}
+
+    def walk(node: Any, path: str, expanding: frozenset[str]) -> str | None:
+        if not isinstance(node, dict):
+            return f"{path}: a schema must be a JSON object"
+        for keyword in UNSUPPORTED_KEYWORDS:
+            if keyword in node:
+                return f"{path}: '{keyword}' is not supported in structured outputs"
+        ref = node.get("$ref")
+        if ref is not None:
+            if not isinstance(ref, str) or not ref.startswith("#/"):
+                return f"{path}: external $ref is not supported ({ref!r})"
+            if ref not in defs:
+                return f"{path}: $ref {ref!r} does not resolve to a definition"
+            if ref in expanding:
+                return "Too many recursive definitions in schema"
+            return walk(defs[ref], ref, expanding | {ref})
+        types = node.get("type")
+        type_list = types if isinstance(types, list) else [types] if types is not None else []
+        for t in type_list:
+            if t not in SCHEMA_TYPES:
+                return f"{path}.type: {t!r} is not a supported type"
+        if len(type_list) > 1 or "anyOf" in node:
+            counts["union"] += 1
+        for combinator in ("anyOf", "allOf"):
+            if combinator in node:
+                branches = node[combinator]
+                if not isinstance(branches, list) or not branches:
+                    return f"{path}.{combinator}: must be a non-empty array"
+                if combinator == "allOf" and any(isinstance(b, dict) and "$ref" in b for b in branches):
+                    return f"{path}.allOf: allOf with $ref is not supported"
+                for i, branch in enumerate(branches):
+                    if problem := walk(branch, f"{path}.{combinator}[{i}]", expanding):
+                        return problem
+        if "enum" in node:
+            enum = node["enum"]
+            if not isinstance(enum, list) or not enum or not all(_is_primitive(v) for v in enum):
+                return f"{path}.enum: only strings, numbers, booleans or nulls are supported in an enum"
+        if "const" in node and not _is_primitive(node["const"]):
+            return f"{path}.const: only a string, number, boolean or null is supported"
+        if "object" in type_list or "properties" in node:
+            if node.get("additionalProperties") is not False:
+                return f"{path}: For 'object' type, 'additionalProperties' must be explicitly set to false"
+            properties = node.get("properties") or {}
+            if not isinstance(properties, dict):
+                return f"{path}.properties: must be an object"
+            required = node.get("required") or []
+            if not isinstance(required, list) or any(name not in properties for name in required):
+                return f"{path}.required: every required name must be a property"
+            counts["optional"] += sum(1 for name in properties if name not in required)
+            for name, sub in properties.items():
+                if problem := walk(sub, f"{path}.properties.{name}", expanding):
+                    return problem
+        if "array" in type_list or "items" in node:
+            if node.get("minItems", 0) not in (0, 1):
+                return f"{path}.minItems: only 0 or 1 is supported"
+            if "items" in node and (problem := walk(node["items"], f"{path}.items", expanding)):
+                return problem
+        if "format" in node and node["format"] not in STRING_FORMATS:
+            return f"{path}.format: {node['format']!r} is not a supported string format"
+        pattern = node.get("pattern")
+        if pattern is not None and (not isinstance(pattern, str) or _UNSUPPORTED_REGEX.search(pattern)):
+            return f"{path}.pattern: backreferences, lookaround and word boundaries are not supported"
+        return None
+
+    problem = walk(schema, "schema", frozenset())
+    if problem:
+        return problem
+    if counts["optional"] > MAX_OPTIONAL_PARAMETERS:
+        return (
+            f"Schemas contains too many optional parameters ({counts['optional']}), which exceeds the limit: "
+            f"{MAX_OPTIONAL_PARAMETERS}"
+        )
+    if counts["union"] > MAX_UNION_PARAMETERS:
+        return (
+            f"Schemas contains too many parameters with union types ({counts['union']} parameters with type "
+            f"arrays or anyOf) which exceeds the limit: {MAX_UNION_PARAMETERS}"
+        )
     return None
 
 
@@ -217,10 +398,75 @@ def _map_nested_strings(value: Any, change: Callable[[str], str], depth: int = 0
     return value
 
 
-def faulty_text(text: str, fault: str | None, depth: int = DEEP_JSON_DEPTH) -> str:
-    """The answer text a text-level fault makes of ``text`` (a non-JSON text gets the fault in the text itself)."""
+def _free_text(schema: Any) -> bool:
+    """A string the schema leaves free (any text): no enum, const, format or pattern constrains it."""
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and not any(k in schema for k in ("enum", "const", "format", "pattern"))
+    )
+
+
+def _branch_for(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
+    """The schema ``value`` is generated under: ``$ref`` resolved, the ``anyOf`` branch of its JSON type."""
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        node = defs.get(node["$ref"], {})
+    if not isinstance(node, dict) or not isinstance(node.get("anyOf"), list):
+        return node
+    json_type = {str: "string", bool: "boolean", int: "integer", float: "number", dict: "object", list: "array"}
+    wanted = "null" if value is None else json_type.get(type(value), "")
+    for branch in node["anyOf"]:
+        branch = _branch_for(value, branch, defs)
+        if isinstance(branch, dict) and (
+            branch.get("type") == wanted or ("enum" in branch and value in branch["enum"])
+        ):
+            return branch
+    return {}
+
+
+def _map_free_strings(
+    value: Any, schema: Any, defs: dict[str, Any], change: Callable[[str], str], depth: int = 0
+) -> Any:
+    """``_map_nested_strings`` within what ``schema`` lets a model write: only free-text strings change."""
+    node = _branch_for(value, schema, defs)
+    if isinstance(value, str):
+        return change(value) if depth > 1 and _free_text(node) else value
+    if isinstance(value, list):
+        items = node.get("items") if isinstance(node, dict) else None
+        return [_map_free_strings(v, items, defs, change, depth + 1) for v in value]
+    if isinstance(value, dict):
+        props = node.get("properties") or {} if isinstance(node, dict) else {}
+        return {k: _map_free_strings(v, props.get(k), defs, change, depth + 1) for k, v in value.items()}
+    return value
+
+
+def _definitions(schema: dict[str, Any]) -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    for key in ("$defs", "definitions"):
+        if isinstance(schema.get(key), dict):
+            defs.update({f"#/{key}/{name}": sub for name, sub in schema[key].items()})
+    return defs
+
+
+def faulty_text(
+    text: str, fault: str | None, depth: int = DEEP_JSON_DEPTH, schema: dict[str, Any] | None = None
+) -> str:
+    """The answer text a text-level fault makes of ``text`` (a non-JSON text gets the fault in the text itself).
+
+    With ``schema`` (the request's ``output_config.format``), the fault is what constrained decoding still lets a
+    model write: no broken JSON (``deep_json`` and ``prose`` leave ``text`` as it is), and NUL or failure text only
+    inside free-text strings. ``max_tokens`` and ``refusal`` are the same with a schema or without.
+    """
+    if fault == "max_tokens":
+        return text[: max(1, len(text) // 2)]
+    if fault == "refusal":
+        return REFUSAL_TEXT
+    if fault in ("deep_json", "prose") and schema is not None:
+        return text
     if fault == "deep_json":
         return '{"x": ' + "[" * depth + "]" * depth + "}"
+    if fault == "prose":
+        return PROSE
     if fault not in ("nul_in_strings", "failure_in_strings"):
         return text
     change = (lambda s: s[: len(s) // 2] + "\x00" + s[len(s) // 2 :]) if fault == "nul_in_strings" else None
@@ -228,6 +474,8 @@ def faulty_text(text: str, fault: str | None, depth: int = DEEP_JSON_DEPTH) -> s
         data = json.loads(text)
     except json.JSONDecodeError:
         return change(text) if change else FAILURE_TEXT
+    if schema is not None:
+        return json.dumps(_map_free_strings(data, schema, _definitions(schema), change or (lambda _s: FAILURE_TEXT)))
     return json.dumps(_map_nested_strings(data, change or (lambda _s: FAILURE_TEXT)))
 
 
@@ -256,6 +504,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, like the real API, so the SDK's connection pool is exercised
+    # Headers and body go out in two writes: with Nagle's algorithm on, each response waits out the client's
+    # delayed ACK (~40 ms on Linux), which made every call on a kept-alive connection take that long.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -290,7 +541,8 @@ class FakeAnthropic:
     ``batch_polls_to_end``, ``batch_outcomes`` (custom_id -> "succeeded"/"errored"/"canceled"/"expired"),
     ``api_key`` (when set, any other key is refused). Observations: ``requests`` (every call: method, path,
     lowercased headers, JSON body), ``message_requests``, ``usage_log`` (the usage of every Message produced, batch
-    results included, in order), ``in_flight`` and ``max_in_flight`` (``POST /v1/messages`` being served at once).
+    results included, in order), ``answers`` (the text of each of those Messages), ``in_flight`` and
+    ``max_in_flight`` (``POST /v1/messages`` being served at once).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -307,6 +559,7 @@ class FakeAnthropic:
         # Observations. Appended under the lock; read them once the calls you care about have returned.
         self.requests: list[dict[str, Any]] = []
         self.usage_log: list[dict[str, int]] = []
+        self.answers: list[str] = []  # the text of every Message produced, batch results included, in order
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -377,6 +630,11 @@ class FakeAnthropic:
                     Outcome(status, dict(headers or {}), text, delay, message, error_type, fault, depth)
                 )
 
+    def clear_script(self) -> None:
+        """Drop the scripted outcomes not yet served."""
+        with self._lock:
+            self._script.clear()
+
     @property
     def message_requests(self) -> list[dict[str, Any]]:
         """The recorded ``POST /v1/messages`` calls (batch traffic left out)."""
@@ -437,16 +695,24 @@ class FakeAnthropic:
             self.usage_log.append(usage)
         return usage
 
-    def _message(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+    def _message(self, body: dict[str, Any], text: str, fault: str | None = None) -> dict[str, Any]:
+        usage = self._usage(body, text)
+        with self._lock:
+            self.answers.append(text)
+        stop_reason = "end_turn"
+        if fault in ("max_tokens", "refusal"):
+            stop_reason = fault
+        if fault == "max_tokens":  # the whole output budget was spent
+            usage["output_tokens"] = body["max_tokens"]
         return {
             "id": f"msg_{uuid.uuid4().hex[:24]}",
             "type": "message",
             "role": "assistant",
             "model": body["model"],
             "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "stop_reason": stop_reason,
             "stop_sequence": None,
-            "usage": self._usage(body, text),
+            "usage": usage,
         }
 
     def _messages(self, handler: _Handler, body: Any) -> None:
@@ -460,8 +726,8 @@ class FakeAnthropic:
             message = outcome.message or f"scripted {outcome.status}"
             return self._error(handler, outcome.status, message, outcome.headers, outcome.error_type)
         text = outcome.text if outcome.text is not None else self.answer(body)
-        text = faulty_text(text, outcome.fault, outcome.depth)
-        payload = json.dumps(self._message(body, text)).encode()
+        text = faulty_text(text, outcome.fault, outcome.depth, format_schema(body))
+        payload = json.dumps(self._message(body, text, outcome.fault)).encode()
         if outcome.fault == "truncated_body":
             payload = payload[: len(payload) // 2]
         handler.send_payload(outcome.status, payload, "application/json", outcome.headers)
