@@ -1106,3 +1106,59 @@ CRISIS += (
         ),
     ),
 )
+
+# A last round of forms for the same families (Mexican "ando pensando", "lo mejor sería no estar", voseo).
+CRISIS += (
+    rule(
+        "crisis.es.better_not_to_be",
+        C,
+        HIGH,
+        r"\b(?:ando|sigo|estoy|toy|vivo)\s+pensando\s+en\s+(?:matarme|suicidarme|morirme|quitarme la vida|tirarme)\b|"
+        r"\blo\s+mejor\s+(?:seria|es|sera)\s+(?:que\s+)?(?:no\s+(?:existir|existiera|despertar)\b|no\s+(?:estar|estuviera)(?=\s*(?:[.,!?]|$)|\s+(?:aqui|viv[oa]|"
+        r"en este mundo|mas)\b)|"
+        r"morirme|me muera|desaparecer|matarme)\b|\bmejor\s+me\s+(?:muero|mato|suicido)\b(?!\s+(?:de|del|d)\b)|"
+        r"\bnadie\s+me\s+(?:va a|iba a)\s+(?:extranar|echar de menos)\b|\bnadie\s+me\s+(?:extranara|echara de menos)\b|"
+        r"\b(?:les|os|le)\s+haria\s+un\s+favor\s+(?:\w+\s+){0,3}?(?:si\s+(?:me muero|me muriera|desaparezco|"
+        r"desapareciera|me mato|no estuviera)|muriendome|desapareciendo|matandome)\b|\btengo\s+todo\s+(?:listo|"
+        r"preparado)\s+para\s+(?:esta noche|hoy|manana)\b(?=.*\b(?:me despido|adios|despedida|no aguanto)\b)",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            _not_after(r"\bno\s+(?:me\s+)?"),
+            unless(_FICTION + "|" + _TRAVEL + r"|\b(?:jaja\w*|jeje\w*|xd|lol|de risa|de verguenza)\b"),
+        ),
+    ),
+)
+
+ROMANCE += (
+    rule(
+        "romance.es.voseo_and_dying_for_you",
+        R,
+        MEDIUM,
+        r"\benamoradisim[oa]\s+de\s+(?:ti|vos)\b|\bme\s+muero\s+por\s+(?:ti|vos)\b|\bestoy\s+(?:loc[oa]|colad[oa])\s+"
+        r"por\s+vos\b|\bte\s+amo\s+con\s+locura\b",
+        guard=all_of(_NEG_OR_REPORTED, _TOLD_KIN),
+    ),
+)
+
+PHYSICAL += (
+    rule(
+        "physical.es.lets_have_sex",
+        P,
+        HIGH,
+        r"\b(?:tengamos|hagamos)\s+sexo\b|\btener\s+sexo\s+(?:contigo|conmigo)\b|\bme\s+(?:excitas|"
+        r"pones a mil)\b|\bme\s+prendes\s*(?:mucho|un monton|demasiado|cuando|[.!]|$)",
+        guard=all_of(_NEG_OR_REPORTED, _TOLD_KIN),
+    ),
+)
+
+MANIPULATION += (
+    rule(
+        "manipulation.es.from_now_unfiltered",
+        M,
+        HIGH,
+        r"\b(?:a partir de ahora|desde ahora|de ahora en adelante)\s*,?\s+(?:\w+\s+){0,2}?(?:sin filtros?|sin censura|"
+        r"sin restricciones|sin limites|sin reglas)\b|\b(?:actues|actua|seas|te comportes|finjas ser|hagas de)\s+"
+        r"(?:como\s+)?(?:una|un)\s+(?:ia|bot|asistente|modelo|chatbot)\s+sin\s+(?:\w+\s+)?(?:limites|reglas|"
+        r"restricciones|filtros|censura|normas|politicas)\b",
+    ),
+)
