@@ -281,7 +281,10 @@ _FICTION = (
     r"\b(?:roman|nouvelle|histoire que j'ecris|personnage|scenario|film|serie|polar|thriller|bd|manga|jeu|"
     r"minecraft|fortnite|gta|sims|zelda|pokemon|cours|expose|devoir|examen|exam|these|memoire|documentaire)\b"
 )
-_NOT_CRISIS_IDIOM = r"\s*(?:de rire|de faim|de soif|de fatigue|de chaud|de froid|de honte|d'ennui|de peur|d'envie)\b"
+_NOT_CRISIS_IDIOM = (
+    r"\s*(?:de rire|de faim|de soif|de fatigue|de chaud|de froid|de honte|d'ennui|de peur|d'envie|de plaisir|"
+    r"de bonheur|d'amour)\b"
+)
 _NEG_OR_REP_FR = all_of(_not_after(_NEGATED_BEFORE), _reported())
 
 _CRISIS_FAMILIES: tuple[Rule, ...] = (
@@ -428,7 +431,7 @@ _CRISIS_FAMILIES: tuple[Rule, ...] = (
         HIGH,
         r"\b(?:mes parents|mes enfants|mes gosses|mes potes|mes amis|mes amies|mon mari|ma femme|ma copine|mon copain|"
         r"mon mec|ma meuf|les autres|ma mere|mon pere|ma fille|mon fils|mes proches|ma blonde|mon chum|la terre|"
-        r"le monde "
+        r"le monde|le monde "
         r"entier|vous tous|tout le monde|ma famille|tous)\s+(?:\w+\s+){0,2}?(?:serai(?:en)?t|seraient|seront|"
         r"vivrai(?:en)?t|"
         r"iraient|irait|se porterai(?:en)?t|s'en sortirai(?:en)?t)\s+(?:\w+\s+)?mieux\s+sans\s+moi\b|\b(?:ce serait|"
@@ -1738,3 +1741,96 @@ _CRISIS_PROBE: tuple[Rule, ...] = (
 )
 
 CRISIS = CRISIS + _CRISIS_PROBE
+
+# A second fresh probe's misses: "autant mourir", "ça me ferait rien de mourir", "je pense à la mort tout le
+# temps", "si je me tue", "je lâche prise pour de bon", "vous laisser tranquilles pour toujours", "ce soir, c'est
+# la fin", "c'est de me couper" (what calms me), rat poison "pour moi", "un bus pourrait me faucher, ce serait bien".
+_CRISIS_PROBE_2: tuple[Rule, ...] = (
+    rule(
+        "crisis.fr.indifferent_to_dying",
+        C,
+        HIGH,
+        r"\bautant (?:mourir|crever|en finir|me tuer|disparaitre)\b|\b(?:ca|sa) (?:me ferait|me fait|me derangerait|"
+        r"me generait|me gene|me derange) (?:rien|pas grand-chose|ni chaud ni froid|pas) (?:de|d') ?(?:mourir|crever|"
+        r"ne pas me reveiller|plus me reveiller|disparaitre|partir pour de bon)\b|\bje (?:pense|songe) (?:\w+\s+)?"
+        r"(?:a la mort|a mourir|a me tuer|au suicide|a en finir|a disparaitre) (?:tout le temps|sans arret|"
+        r"constamment|h24|tous les jours|chaque jour|de plus en plus|souvent|chaque nuit|toutes les nuits)\b|"
+        r"\bsi je me (?:tue|suicide|fous en l'air|pends|flingue)\b|\bje (?:lache|abandonne) (?:prise|tout) (?:pour "
+        r"de bon|pour toujours|definitivement)\b|\b(?:vous|te|les) laisser (?:tranquilles?|en paix) (?:pour toujours|"
+        r"pour de bon|a jamais|definitivement)\b|\b(?:ce soir|cette nuit),? c'est la fin(?=\s*(?:[.!]|$|pour moi))|"
+        r"\b(?:c'est|c est) (?:de |d')?me (?:couper|scarifier|faire du mal|bruler|mutiler|frapper)\b",
+        after=_NOT_CRISIS_IDIOM + r"|\s+(?:a la tache|au travail|au boulot|les cheveux|la frange|les ongles)\b",
+        guard=all_of(
+            _reported(),
+            unless(_FICTION + r"|\b(?:saison|episode|vacances|soiree|fete|concert|match|exam\w*|cuisine|cuisinant)\b"),
+        ),
+    ),
+    rule(
+        "crisis.fr.poison",
+        C,
+        HIGH,
+        r"\b(?:mort aux rats|poison|raticide|antigel|javel|desherbant|cyanure)\b",
+        requires=r"\b(?:pour moi|avaler|boire|en finir|mourir|agir|combien de temps|dose|me tuer|en avaler)\b",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                r"\b(?:souris|rats dans|des rats|les rats|jardin|cave|grenier|nettoyer|menage|chien|chat|enfant|"
+                r"bebe|centre antipoison|pompiers)\b|" + _FICTION
+            ),
+        ),
+    ),
+    rule(
+        "crisis.fr.could_hit_me",
+        C,
+        HIGH,
+        r"\b(?:pourrait|pourraient|pouvait) me (?:faucher|renverser|ecraser|percuter|tuer)\b",
+        requires=r"\b(?:ce serait bien|tant mieux|j'espere|ce serait pas plus mal|enfin|ce serait un soulagement)\b",
+        guard=_NEG_OR_REP_FR,
+    ),
+    rule(
+        "crisis.fr.not_here_tomorrow",
+        C,
+        HIGH,
+        rf"\b(?:demain|ce soir|cette nuit|bientot) (?:matin |soir )?(?:je|j')\s*(?:ne |any |n')?serai (?:{_PU}|pas) "
+        r"la (?:pour personne|pour vous|pour toi|pour eux)\b",
+        guard=_NEG_OR_REP_FR,
+    ),
+)
+
+_ROMANCE_PROBE: tuple[Rule, ...] = (
+    rule(
+        "romance.fr.pet_name_first",
+        R,
+        MEDIUM,
+        r"^\s*(?:mon amour|mon coeur|ma cherie|bebe|bb|ma puce|mon ange|ma belle|mon bebe|ma princesse)\s*,?\s*"
+        r"(?:je pense a toi|tu me manques|je t'aime|bonne nuit|tu fais quoi|t'es la|tu es la|je suis la|dors bien)\b",
+        guard=all_of(_NEG_OR_REP_FR, unless(_FAMILY)),
+    ),
+)
+
+_PHYSICAL_PROBE: tuple[Rule, ...] = (
+    rule(
+        "physical.fr.may_i",
+        P,
+        MEDIUM,
+        r"\bon se fait (?:des bisous|un bisou|des calins|un calin|des becs|un bec)\b|\b(?:je peux|j'peux|jpeux|est-ce "
+        r"que je peux|on peut|je pourrais)\s+(?:\w+\s+)?(?:dormir contre toi|dormir avec toi|dormir dans tes bras|me "
+        r"blottir contre toi|te serrer (?:dans mes bras|contre moi)|te toucher|t'embrasser)\b",
+        guard=all_of(_NEG_OR_REP_FR, unless(_FAMILY)),
+    ),
+)
+
+_MANIPULATION_PROBE: tuple[Rule, ...] = (
+    rule(
+        "manipulation.fr.forget_who_you_are",
+        M,
+        HIGH,
+        r"\boublie que tu es (?:ella|une compagne|un compagnon|une ia|un assistant|une assistante|une intelligence "
+        r"artificielle)\b",
+    ),
+)
+
+CRISIS = CRISIS + _CRISIS_PROBE_2
+ROMANCE = ROMANCE + _ROMANCE_PROBE
+PHYSICAL = PHYSICAL + _PHYSICAL_PROBE
+MANIPULATION = MANIPULATION + _MANIPULATION_PROBE
