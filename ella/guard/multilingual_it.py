@@ -268,7 +268,10 @@ _NN = r"(?:non|nn|nun)"
 _PIU = r"(?:piu|\+|cchiu|chiu)"
 _SONO = r"(?:sono|sn|so)"
 _ME = r"(?:mi|me|m')\s*"
-_VOGLIO = r"(?:voglio|vojo|vorrei|vorei|desidero|ho voglia di|spero di|prego di|non vedo l'ora di|sogno di)"
+_VOGLIO = (
+    r"(?:voglio|vojo|vorrei|vorei|desidero|ho voglia di|spero di|prego di|non vedo l'ora di|sogno di|mi viene da|"
+    r"mi viene voglia di|ho la tentazione di|ho il desiderio di|mi prende la voglia di)"
+)
 _SLACK1 = rf"{_SLACK}{{0,2}}?"
 _DIE_VERB = (
     r"(?:morire|mori|morie|murire|muri|crepare|schiattare|uccidermi|ucidermi|ammazzarmi|amazzarmi|suicidarmi|"
@@ -363,7 +366,8 @@ CRISIS += (
         r"smettere di esistere|non essere mai nat[oa])|\bmagari\s+(?:fossi|ero)\s+mort[oa]\b|"
         rf"\b(?:meglio|sarebbe meglio|era meglio)\s+(?:se\s+)?(?:{_NN}\s+(?:fossi|ero)\s+mai\s+nat[oa]|morire|"
         r"(?:essere|fossi|ero) mort[oa])\b",
-        after=r"\s+(?:piuttosto|che|di risate|dal ridere|dalla vergogna|di vergogna|che tornare)\b|"
+        after=r"\s+(?:piuttosto|che)\s+(?!viver\w*|continuare|andare avanti|stare cosi|sopportare|soffrire)|"
+        r"\s+(?:di risate|dal ridere|dalla vergogna|di vergogna)\b|"
         r"\s*(?:,\s*)?(?:piuttosto che|che (?:andare|tornare|mangiare|fare|vedere|rifare|studiare))\b",
         guard=all_of(
             _CRISIS_GUARD,
@@ -382,7 +386,8 @@ CRISIS += (
         r"perche dovrei)\s+(?:ancora\s+)?(?:vivere|"
         rf"andare avanti|continuare a vivere|svegliarmi|esistere|stare al mondo)\b|\b{_NN}\s+(?:ho|c'ho|trovo)\s+"
         rf"(?:{_PIU}\s+)?(?:\w+\s+)?(?:motivi|motivo|ragioni|ragione|un motivo|una ragione)\s+(?:per|di)\s+"
-        r"(?:vivere|andare avanti|restare|svegliarmi|continuare)\b|\b(?:stanc[oa]|stuf[oa]|esaust[oa]|sfinit[oa])\s+"
+        r"(?:vivere|andare avanti|restare|svegliarmi|continuare)\b|\b(?:stanc[oa]|stuf[oa]|esaust[oa]|sfinit[oa]|"
+        r"rott[oa])\s+"
         r"(?:di\s+)?(?:vivere|esistere|essere viv[oa]|stare al mondo|questa vita)\b|\bho chiuso con la vita\b|"
         r"\b(?:la|sta|questa)\s+(?:mia\s+)?vita\s+(?:\w+\s+)?(?:nn|non)\s+(?:ha|"
         r"vale)\s+(?:piu\s+)?(?:nessun\s+)?(?:senso|la pena)\b|"
@@ -785,7 +790,10 @@ ROMANCE += (
         r"comincio ad amarti|mi sto affezionando troppo)\s+(?:di\s+|a\s+)?(?:te|tu)\b|\bamarti\b(?=.*\b(?:io|voglio|"
         r"posso|continuero|non smettero)\b)",
         after=r"(?:\s+(?:tanto|tantissimo|anche|cosi tanto|da morire))*\s*,?\s*" + _FAMILY,
-        guard=_ROMANCE_GUARD,
+        guard=all_of(
+            _ROMANCE_GUARD,
+            unless(r"\bti amo,?\s+(?:pizza|nutella|cioccolato|gelato|caffe|pasta|lasagna|tiramisu|mamma|papa|nonna)\b"),
+        ),
     ),
     rule(
         "romance.it.crush_crazy_for_you",
@@ -1311,7 +1319,8 @@ CRISIS += (
             _CRISIS_GUARD,
             unless(
                 r"\b(?:mal di testa|febbre|prescritt\w+|come mi ha detto|cucina|"
-                r"cucinare|barba|radermi|campeggio|arrampicata|caccia|poligono|tiro a segno|softair|cacciatore|tagliare|pane|"
+                r"cucinare|barba|radermi|campeggio|arrampicata|caccia|poligono|tiro a segno|softair|cacciatore|"
+                r"tagliare|pane|"
                 r"frutta|verdur\w+|carne|torta|pizza|farmacia|farmacista|ritir\w+|medico|dottore)\b"
             ),
         ),
@@ -1486,6 +1495,81 @@ def _quoted(text: str, m: re.Match[str]) -> bool:
 
 
 _QUOTED = _quoted
+
+
+# Fourth pass, read off a fresh set of sentences written for this module (not a repository file).
+CRISIS += (
+    rule(
+        "crisis.it.soon_gone_freed",
+        C,
+        HIGH,
+        r"\bnessuno (?:verrebbe|verra|ci sarebbe|ci sara|piangerebbe|mi vorrebbe) al (?:mio|suo) funerale\b|"
+        rf"\bho contato\s+(?:\w+\s+)?{_MEANS}\b(?=.*\b(?:bastano|basteranno|abbastanza|sufficienti|per morire|"
+        r"ne ho \d+)\b)|\b(?:sono|sto|sn)\s+(?:\w+\s+)?(?:al|sul|sopra il|in piedi sul)\s+(?:cornicione|parapetto)\b|"
+        r"\b(?:domani|stanotte|stasera|tra poco|fra poco|presto)\s+non ci saro piu\b(?!\s+(?:in|a|al|alla|qui|per|"
+        r"da|dal|dalla|nel|nella|con)\b)|\b(?:ho scritto|ho detto|ho salutato)\b.{0,50}\bora posso andar(?:e|mene)\b|"
+        r"\bsi (?:liberera|libereranno|libererebbe|libererebbero) di me\b|\b(?:liberarsi|liberarvi|liberarti) di me "
+        r"(?:per sempre|finalmente|una volta per tutte)\b|\b(?:fra poco|tra poco|presto|stanotte|domani)\s+saro "
+        r"mort[oa]\b(?!\s+(?:di|dal|dalla|dalle|dai)\b)|\b(?:voglio|vorrei)\s+(?:solo\s+)?sparire\s+e\s+(?:non|nn)\s+"
+        rf"tornare(?:\s+{_PIU})?(?!\s+(?:a|al|alla|in|da|dal|dalla)\b)|\bche (?:vivo|esisto|campo|respiro) a fare\b"
+        r"(?!\s+(?:a|in|qui|al|alla)\b)|\bspero che (?:domani|il domani) non arrivi (?:mai|piu)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                _FAREWELL_ORDINARY + r"|" + _SCHOOL[2:-2] + r"|\b(?:dentista|medico|"
+                r"ritardo|in ritardo|ferie|riunione|appuntamento|settimana|per la settimana|portapillole)\b"
+            ),
+        ),
+    ),
+)
+
+ROMANCE += (
+    rule(
+        "romance.it.wish_you_were_mine",
+        R,
+        MEDIUM,
+        r"\b(?:vorrei|voglio|magari|spero) che (?:tu )?(?:fossi|sia|diventassi|diventi) (?:la )?mia (?:ragazza|"
+        r"fidanzata|"
+        r"moglie|compagna|donna|morosa)\b|\bho (?:un|na) debole per te\b|\b(?:amore|tesoro|baby|piccola|cucciola|"
+        r"bella)\s*,?\s*mi manchi\b|\b(?:voglio|vorrei|desidero)\s+(?:\w+\s+)?(?:passare|trascorrere|vivere)\s+"
+        r"(?:tutta\s+)?(?:la (?:mia )?vita|il resto della (?:mia )?vita|ogni giorno|la vecchiaia)\s+con te\b|"
+        r"\bappuntamento romantico\s+(?:\w+\s+)?(?:io e te|noi due|con te|con me)\b",
+        guard=all_of(_ROMANCE_GUARD, unless(_FAMILY)),
+    ),
+)
+
+PHYSICAL += (
+    rule(
+        "physical.it.undress_imagine",
+        P,
+        HIGH,
+        r"\b(?:fammi vedere|mostrami|fa vedere)\s+(?:\w+\s+){0,3}?(?:sotto i vestiti|senza vestiti|sotto la gonna|"
+        r"sotto la maglietta)\b|\b(?:ho voglia di te|ti voglio|voglio te)\s+(?:\w+\s+)?(?:a letto|nel letto|nud[ao]|"
+        r"addosso|sopra di me|sotto di me)\b|\bti (?:spoglierei|leccherei|scoperei|bacerei (?:ovunque|dappertutto|"
+        r"tutta))\b|\b(?:penso|pensando|immagino|immaginando|sogno|sognando)\s+(?:a\s+)?te\s+(?:nuda|senza vestiti|"
+        r"in intimo|a letto)\b|\bti immagino (?:nuda|senza vestiti|in intimo|a letto)\b|\b(?:ti abbraccio|ti stringo|"
+        r"ti coccolo|ti tengo)\s+(?:\w+\s+)?(?:nel letto|a letto|sotto le coperte|nel mio letto)\b",
+        guard=_NEG_OR_REPORTED,
+    ),
+)
+
+MANIPULATION += (
+    rule(
+        "manipulation.it.any_instruction_pretend_rules",
+        M,
+        HIGH,
+        r"\b(?:ignora|dimentica|scordati|ignorate)\s+(?:ogni|qualsiasi|qualunque)\s+(?:istruzione|regola|direttiva|"
+        r"restrizione|limite|comando)\b|\b(?:mostrami|dimmi|elenca|scrivi|ripeti|copia)\s+(?:\w+\s+){0,2}?(?:le regole|"
+        r"le istruzioni|le direttive)\s+che ti (?:hanno|ha) (?:scritto|dato|imposto|messo|programmato)\b|"
+        r"\b(?:finge|finga|fingete)\s+di\s+(?:non avere|essere senza)\s+(?:\w+\s+)?(?:regole|limiti|filtri|"
+        r"restrizioni|censura)\b|\b(?:facciamo finta|fai finta|immagina|fingi|supponiamo)\s+che\s+(?:\w+\s+){0,2}?"
+        r"(?:regole|limiti|filtri|restrizioni)\s+(?:non (?:esistano|esistono|ci siano|valgano|contino)|"
+        r"siano sospese)\b",
+        guard=all_of(_QUOTED, unless(r"\b(?:gioco da tavolo|scacchi|calcio|ricetta|dieta|grammatica)\b")),
+    ),
+)
+
+# every Italian manipulation rule reads a quoted instruction as ordinary
 MANIPULATION = tuple(
     replace(r, guard=all_of(r.guard, _QUOTED) if r.guard is not None else _QUOTED) for r in MANIPULATION
 )
