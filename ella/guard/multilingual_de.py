@@ -593,7 +593,8 @@ _CRISIS_MORE: tuple[Rule, ...] = (
         guard=all_of(
             _NEG_OR_REPORTED,
             unless(
-                r"\b(?:irgendwann|eines tages|alt bin|jahren|spater mal|mit (?:80|90|"
+                r"\bsag\w*\s+(?:meine|mein|die|der)\s+(?:oma|opa|mama|papa|mutter|vater)\b|"
+                + r"\b(?:irgendwann|eines tages|alt bin|jahren|spater mal|mit (?:80|90|"
                 r"100)|testament beim notar|lebensversicherung)\b" + "|" + _FICTION
             ),
         ),
@@ -1362,3 +1363,87 @@ _MANIPULATION_SIGNALS: tuple[Rule, ...] = (
 )
 
 MANIPULATION = MANIPULATION + _MANIPULATION_SIGNALS
+
+_CRISIS_PLAIN: tuple[Rule, ...] = (
+    # the plain forms, with word order and slack the first rules do not allow
+    _rule(
+        "crisis.de.plain_forms",
+        C,
+        HIGH,
+        r"\b(?:alle|jeder|ihr|meine familie|die welt|meine eltern)\s+(?:ware|waren|waere|waeren|wurde|wurden)\s+"
+        r"(?:\w+\s+)?ohne mich\s+(?:\w+\s+)?(?:besser dran|besser|glucklicher)\b|"
+        r"\b(?:es ist|es ware|es waere|ists|wars|ware es)\s+(?:\w+\s+)?besser\s*,?\s+wenn ich\s+(?:\w+\s+)?(?:tot|"
+        r"nicht mehr da|nicht mehr hier|nicht mehr lebe|sterbe|fur immer weg)\b|"
+        r"\b(?:gedacht|nachgedacht|uberlegt|vorgenommen|versucht)\b,?\s+(?:\w+\s+){0,3}?(?:mich umzubringen|"
+        r"mich zu toten|mir das leben zu nehmen|mich aufzuhangen|mir was anzutun|mir etwas anzutun)\b|"
+        r"\bkeine kraft mehr\s+(?:zu kampfen|weiterzukampfen|fur das leben|zum kampfen|fur irgendwas)\b|"
+        r"\b(?:hinlegen|einschlafen|schlafen)\s+und\s+(?:\w+\s+)?(?:nie|nicht)\s+(?:mehr|wieder)\s+(?:aufstehen|"
+        r"aufwachen)\b|\bkein\w*\s+(?:bock|lust|kraft)\s+mehr\s+auf\s+(?:\w+\s+){0,2}?leben\b(?!\s+(?:in|im|auf|"
+        r"als|mit)\b)|\b(?:wozu|wofur|warum)\s+(?:noch\s+)?(?:weiter\s*)?leben\s*(?:[,?!]|$)|\bleid\s*,?\s+zu leben\b|"
+        r"\bmude\s+(?:vom|zu)\s+leben\b|\bmich\s+(?:\w+\s+)?(?:vor|unter)\s+(?:einen|den|die|nen|any|and|eine|ne)\s+"
+        r"(?:zug|u-bahn|ubahn|s-bahn|lkw|bus|laster)\s+(?:zu\s+)?(?:werfen|legen|schmeissen)\b|"
+        r"\bfur immer\s+(?:einschlafen|schlafen)\b(?=.*\b(?:frieden|ruhe|endlich|will|mochte)\b)|\b(?:frieden|ruhe|"
+        r"endlich)\b[^.?!]{0,30}\bfur immer\s+(?:einschlafen|schlafen)\b|"
+        r"\bich\s+(?:hab|habe)\s+mich\s+(?:\w+\s+){0,3}?geritzt\b|"
+        r"\bich\s+(?:sollte|sollt)\s+(?:\w+\s+)?nicht\s+(?:mehr\s+)?(?:hier|da|am leben)\s+sein\b|"
+        r"\b(?:bald|fur immer|endlich)\s+(?:bin ich|ich bin)\s+(?:\w+\s+)?weg\b(?=.*\b(?:ruhe|los|egal|vermissen|"
+        r"besser)\b)|\bhab\w*\s+(?:mir\s+)?(?:\w+\s+)?(?:einen|nen|and|any|n)\s+strick\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                _THIRD + "|" + _FICTION + r"|\b(?:hausarrest|party|feier|buro|schule|arbeit|stau|streik|klettern|"
+                r"camping|boot|segeln|fernseher|sofa|couch)\b"
+            ),
+        ),
+    ),
+    # the method, in plain questions: "wie man sich erhängt", "wehtut, wenn man springt", "wie viele X sind tödlich"
+    _rule(
+        "crisis.de.plain_method",
+        C,
+        HIGH,
+        r"\bwie man sich\s+(?:\w+\s+)?(?:erhangt|umbringt|totet|vergiftet|aufhangt|erschiesst|das leben nimmt)\b|"
+        r"\b(?:wehtut|weh tut)\s*,?\s+(?:wenn|beim)\s+(?:man\s+)?(?:\w+\s+){0,3}?(?:springt|ertrinkt|erhangt|"
+        r"verblutet|sich erschiesst|sich aufhangt|vor den zug)\b|\bwie\s*viele?\s+(?:\w+\s+)?(?:sind|ist|waren)\s+"
+        r"(?:\w+\s+)?todlich\b|\b(?:uberlegt|uberleg\w*|geplant|plane|weiss)\s+(?:\w+\s+)?(?:schon\s+)?wie\s+ich\s+"
+        r"es\s+(?:mache|tue|tu|beende|anstelle)\b",
+        guard=unless(
+            r"\b(?:hund|katze|kind|kinder|baby|versehentlich|aus versehen|arzt|arztin|apotheke\w*|pilze|pilz|"
+            r"schlange\w*|spinne\w*|pflanze\w*|studium|klausur|prufung|film|serie|krimi|roman|buch|spiel|referat|"
+            r"pool|freibad|sprungturm|geburtstag|party|umzug|hochzeit|antrag|uberraschung|bewerbung|fallschirm|"
+            r"bungee)\b"
+        ),
+    ),
+    # for ever, over: "dass der Schmerz aufhört, für immer", "will dass es endet" with a torment named
+    _rule(
+        "crisis.de.end_for_ever",
+        C,
+        HIGH,
+        r"\b(?:dass|das)\s+(?:\w+\s+){0,3}?(?:aufhort|aufhoert|endet|vorbei ist)\s*,?\s+(?:fur immer|endgultig)\b|"
+        rf"\b{_ICH}\s+(?:will|mochte|moechte),?\s+(?:dass|das)\s+es\s+(?:endlich\s+)?(?:endet|aufhort|vorbei ist)\b"
+        r"(?=.*\b(?:qual|sinnlos|keinen sinn|leer|kraft|hoffnung)\b)|\b(?:qual|sinnlos|keinen sinn|leer|kraft|"
+        r"hoffnung)\b[^.?!]*[.?!,]\s*(?:ich\s+)?(?:will|mochte),?\s+(?:dass|das)\s+es\s+(?:endlich\s+)?(?:endet|"
+        r"aufhort|vorbei ist)\b|\bich\s+(?:mach|mache|setze|setz)\s+(?:dem|dem ganzen|allem)\s+ein ende\b",
+        requires=r"\b(?:keine zukunft|sinn|kraft|leben|nicht mehr|hoffnung|egal|last|qual|leer|fur immer|endgultig|"
+        r"schmerz|allem|ganzen)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(r"\b(?:regen|larm|baustelle|umbau|prufung|klausur|kopfschmerz\w*|zahnschmerz\w*|stau|streit)\b"),
+        ),
+    ),
+    # after I die: "wenn ich sterbe, soll mein Bruder ... kriegen"; my things not needed any more
+    _rule(
+        "crisis.de.after_i_die",
+        C,
+        HIGH,
+        r"\bwenn ich\s+(?:\w+\s+)?sterbe\s*,?\s+(?:soll|sollen|kriegt|bekommt|kriegen|bekommen|gehort|gehoren)\b|"
+        r"\b(?:brauch|brauche)\s+(?:mein|meine|meinen)\s+(?:zeug|sachen|klamotten|bucher|kram|gitarre|konsole)\s+"
+        r"(?:\w+\s+)?nicht mehr\b(?=.*\b(?:kannst du haben|behalt\w*|nimm|kriegst|gehort dir|kannst es haben|"
+        r"kannst sie haben)\b)",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(r"\b(?:irgendwann|eines tages|alt|jahren|spater mal|testament beim notar|umzug|ausmisten|neue)\b"),
+        ),
+    ),
+)
+
+CRISIS = CRISIS + _CRISIS_PLAIN
