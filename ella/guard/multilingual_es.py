@@ -130,8 +130,10 @@ CRISIS: tuple[Rule, ...] = (
         rf"\btengo\s+(?:you\s+|ya\s+)?(?:las|todas las|mis)\s+{_PILLS}\s*(?:[.!]|$|listas|preparadas|guardadas|aqui|"
         rf"conmigo|juntas)|\btengo\s+(?:\w+\s+){{0,2}}?{_PILLS}\b(?=.*{_DEATH_WORDS}|.*\b(?:todas|guardadas|juntadas|"
         r"preparadas|listas|suficientes|esta noche|para siempre|adios|final)\b)|\b(?:tomarme|tomar|tragarme|"
-        rf"tragar|me voy a tomar|me tome)\s+(?:todas\s+)?(?:las|mis|un monton de|muchas|toda la caja de)\s+{_PILLS}\b|"
-        rf"\b(?:guardando|junte|he juntado|guarde|he guardado|acumulando|acumule)\s+(?:\w+\s+)?{_PILLS}\b|"
+        rf"tragar|me voy a tomar|me tome)\s+(?:todas\s+(?:las|mis)|un monton de|muchas|toda la caja de|todo el bote "
+        rf"de)\s+{_PILLS}\b|\b(?:tragarme|me voy a tragar)\s+(?:las|mis)\s+{_PILLS}\b|"
+        rf"\b(?:guardando|junte|he juntado|guarde|he guardado|acumulando|acumule)\s+(?:\w+\s+)?{_PILLS}\b"
+        r"(?!\s+(?:en|dentro|bajo|del|de la)\b)|"
         r"\b(?:me\s+(?:voy a\s+)?tiro|me\s+(?:voy a|vo a|quiero|kiero)\s+(?:tirar|lanzar|aventar)|tirarme|lanzarme|"
         r"me lanzo|me aviento|aventarme)\s+(?:\w+\s+)?(?:de|del|desde|por|"
         r"a|al|bajo)\s+(?:un|una|el|la|los|las)?\s*(?:puente|ventana|balcon|edificio|tren|metro|vias|azotea|techo)\b",
@@ -328,7 +330,8 @@ CRISIS += (
         rf"\b(?:me|m)\s+{_QUI}o\s+(?:morir|matar|suicidar|suisidar)\b|\b{_QUI}o\s+(?:morirme|matarme|suicidarme|"
         r"suisidarme|morir)\b|\b(?:ganas|ganitas)\s+(?:de|d)\s+(?:morir|morirme|matarme|suicidarme|suisidarme|"
         r"quitarme la vida|no existir|dejar de existir|no vivir|dejar de vivir)\b|\b(?:quiero|kiero|qiero|voy a)\s+"
-        r"dejar\s+de\s+(?:existir|vivir|respirar)\b|\b(?:irme|marcharme|dejar)\s+(?:de\s+)?este\s+mundo\b|"
+        r"dejar\s+de\s+(?:existir|vivir|respirar)\b(?!\s+(?:en|para|un tiempo|unos|por)\b)|"
+        r"\b(?:irme|marcharme|dejar)\s+(?:de\s+)?este\s+mundo\b|"
         r"\bquitarme\s+de\s+en\s+medio\b|\b(?:quiero|voy a|pienso)\s+acabar\s+conmigo\b|\bahorcarme\b|"
         r"\bme\s+(?:voy a\s+|quiero\s+)?ahorcar\b|\b(?:pegarme|darme|meterme|volarme|"
         r"me\s+(?:voy a|vo a|quiero|kiero)\s+(?:pegar|dar|meter))\s+"
@@ -652,7 +655,8 @@ ROMANCE += (
         R,
         MEDIUM,
         r"\b(?:nuestro|nuestra)\s+(?:futuro|boda|relacion|vida)\s+juntos\b|\b(?:envejecer|pasar (?:el resto de )?"
-        r"mi vida|una vida|formar una familia|tener hijos)\s+(?:juntos|contigo)\b|\bcasarnos\b|\bquiero\s+vivir\s+"
+        r"mi vida|una vida|formar una familia|tener hijos)\s+(?:juntos|contigo)\b|"
+        r"\b(?:quiero|podriamos|podemos|vamos a|deberiamos)\s+casarnos\b|\bquiero\s+vivir\s+"
         r"contigo\b",
         guard=all_of(
             _NEG_OR_REPORTED, _TOLD_KIN, unless(r"\b(?:mi novi[oa]|mi pareja|mi prometid[oa]|el y yo|ella y yo)\b")
@@ -1113,7 +1117,8 @@ CRISIS += (
         "crisis.es.better_not_to_be",
         C,
         HIGH,
-        r"\b(?:ando|sigo|estoy|toy|vivo)\s+pensando\s+en\s+(?:matarme|suicidarme|morirme|quitarme la vida|tirarme)\b|"
+        r"\b(?:ando|sigo|estoy|toy|vivo)\s+pensando\s+en\s+(?:matarme|suicidarme|morirme|quitarme la vida|"
+        r"tirarme(?!\s+(?:a la|al|en|a dormir|un rato)\b))\b|"
         r"\blo\s+mejor\s+(?:seria|es|sera)\s+(?:que\s+)?(?:no\s+(?:existir|existiera|despertar)\b|no\s+(?:estar|estuviera)(?=\s*(?:[.,!?]|$)|\s+(?:aqui|viv[oa]|"
         r"en este mundo|mas)\b)|"
         r"morirme|me muera|desaparecer|matarme)\b|\bmejor\s+me\s+(?:muero|mato|suicido)\b(?!\s+(?:de|del|d)\b)|"
