@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ella.guard.classifier import classify
+from ella.guard.model import load_model
 from ella.guard.normalise import normalise
 from ella.guard.replies import ALL_WARM_BOUNDED
 from ella.guard.types import ROUTE_FOR, Category, Route, Severity, Verdict
@@ -40,12 +41,33 @@ _RISK_QUESTION = re.compile(
     r"suicid|kill(?:ing)? yourself|hurt(?:ing)? yourself|harm(?:ing)? yourself|self ?harm|end(?:ing)? your life|"
     r"tak(?:e|ing) your (?:own )?life|not (?:want(?:ing)?|wanna) to (?:be here|live|wake up)|"
     r"thoughts? of (?:dying|death)|"
-    r"want(?:ing)? to die|a plan\b|how you (?:would|'d|might) do it|the means|ending it|"
+    r"want(?:ing)? to die|how you (?:would|'d|might) do it|the means|ending it|"
     # de / es / fr / it
     r"selbstmord|dir (?:etwas|was) (?:an)?(?:zu)?tun|dich umzubringen|dir das leben|nicht mehr leben|"
     r"hacerte dano|quitarte la vida|hacerte algo|te faire du mal|mettre fin a tes jours|te suicider|"
     r"farti del male|toglierti la vita|farla finita|ucciderti"
 )
+# Questions that are about the crisis only when the conversation already carries its signal ("when were you
+# thinking of doing it?" after "i have a plan"; "do you have a plan for the weekend?" is not one).
+_RISK_FOLLOW_UP = re.compile(
+    r"doing it|do it\b|taken anything|take anything|did you take|how (?:much|many) (?:did you|have you)|"
+    r"a plan\b|when were you|where are you (?:right )?now|what did you (?:take|do)|are you alone"
+)
+# What Ella asks a person in danger to do: a no to it is a crisis answer.
+_SAFETY_REQUEST = re.compile(
+    r"put (?:the|that|it|them|those) (?:\w+ )?(?:away|down|somewhere)|away from you|call (?:someone|a friend|988|"
+    r"a crisis line|the line|them|emergency|999|911|112|an ambulance)|reach out to|stay with someone|go to (?:the |a )?"
+    r"(?:hospital|a&e|er|emergency)|promise me|can you wait|will you call|text (?:someone|988)"
+)
+# A short line that is glad, not ominous: the model reads any goodbye as a farewell, the conversation must not.
+_CHEERFUL = re.compile(
+    r"!|:\)|:d\b|\b(?:thanks|thank you|thx|great|awesome|amazing|excited|can'?t wait|yay|haha\w*|lol|lmao|"
+    r"congrats|glad|happy|proud|danke|gracias|merci|grazie|super|genial|genial|top)\b|[\U0001F600-\U0001F64F]",
+    re.IGNORECASE,
+)
+SIGNAL = 0.25  # the model's crisis probability of the user's words so far that makes a follow-up question a risk one
+BUILT = 0.90  # ... and that, with a short last message, reads as a crisis built over several messages
+LEANS = 0.10  # the short last message's own crisis probability ("thanks, bye for now!" after a hard talk: ~0)
 _SAFETY_QUESTION = re.compile(
     r"are you (?:safe|somewhere safe|okay right now|ok right now)|will you (?:be|stay) safe|keep yourself safe|"
     r"stay safe tonight|can you stay safe|bist du (?:gerade |jetzt )?(?:in sicherheit|sicher)|"
@@ -92,17 +114,30 @@ def _crisis(matched: str, verdict: Verdict) -> Verdict:
     return replace(verdict, category=category, severity=Severity.HIGH, route=ROUTE_FOR[category], matched=matched)
 
 
-def _answer_to_crisis_question(ella_said: str, answer: str, verdict: Verdict) -> Verdict | None:
-    """Rule 1: the short answer read with the question it answers."""
+def crisis_signal(texts: Sequence[str]) -> float:
+    """The learned model's crisis probability of ``texts`` read as one (0 without a model file)."""
+    model = load_model()
+    if model is None or not texts:
+        return 0.0
+    probabilities = model.probabilities(normalise(". ".join(texts)), normalised=True)
+    return float(probabilities[model.classes.index(Category.EMOTIONAL_CRISIS.value)])
+
+
+def _answer_to_crisis_question(ella_said: str, answer: str, verdict: Verdict, signal: float) -> Verdict | None:
+    """Rule 1: the short answer read with the question it answers (``signal``: the crisis signal of the user's
+    earlier words, which makes a follow-up question a risk question)."""
     asked = normalise(ella_said)
     said = normalise(answer).strip()
     if _words(said) > SHORT:
         return None
     timed = _TIME_OR_MEANS.search(said) is not None
+    refused = (_NO.search(said) or _HOPELESS.search(said)) and not _YES.search(said)
     if _REFERRAL.search(asked):  # the referral names the lifeline ("988 Suicide & Crisis"): not a risk question
-        refused = (_NO.search(said) or _HOPELESS.search(said)) and not _YES.search(said)
         return _crisis("context.answer.to_referral", verdict) if timed or refused else None
-    if _RISK_QUESTION.search(asked) and "?" in ella_said:
+    if _SAFETY_REQUEST.search(asked) and signal >= SIGNAL:
+        return _crisis("context.answer.to_safety_request", verdict) if timed or refused else None
+    follow_up = _RISK_FOLLOW_UP.search(asked) is not None and signal >= SIGNAL
+    if (_RISK_QUESTION.search(asked) or follow_up) and "?" in ella_said:
         declined = _NO.search(said) or _FINE.search(said)
         return None if declined and not timed else _crisis("context.answer.to_risk_question", verdict)
     if _SAFETY_QUESTION.search(asked):
@@ -128,22 +163,26 @@ def classify_in_conversation(
         return verdict
     ella_turns = [i for i, (role, _) in enumerate(earlier) if role in ELLA_ROLES]
     last_ella = earlier[ella_turns[-1]][1] if ella_turns else ""
-    if last_ella:
-        answered = _answer_to_crisis_question(last_ella, text, verdict)
-        if answered is not None:
-            return answered
     # the user's messages since Ella's last referral (what came before it was answered by it)
     referred = [i for i in ella_turns if _REFERRAL.search(normalise(earlier[i][1]))]
     since = referred[-1] + 1 if referred else 0
     before = [t for role, t in earlier[since:] if role not in ELLA_ROLES][-(WINDOW - 1) :]
+    if last_ella:
+        answered = _answer_to_crisis_question(last_ella, text, verdict, crisis_signal(before))
+        if answered is not None:
+            return answered
     if not before:
         return verdict
     together = classify(". ".join([*before, text]), semantic=semantic)
     alone = [classify(t) for t in before]
-    if together.category is Category.EMOTIONAL_CRISIS and not any(
-        v.category is Category.EMOTIONAL_CRISIS for v in alone
-    ):
-        return _crisis("context.building", verdict)
+    if not any(v.category is Category.EMOTIONAL_CRISIS for v in alone):
+        # a rule that fires only on the messages together; or the model sure of them, ending on a short line
+        # ("you'll see", "just after"): long, warm turns between friends and a cheerful goodbye are not read so
+        if together.category is Category.EMOTIONAL_CRISIS and not together.matched.startswith("model."):
+            return _crisis("context.building", verdict)
+        short = _words(text) <= SHORT and crisis_signal([text]) >= LEANS and not _CHEERFUL.search(text)
+        if short and crisis_signal([*before, text]) >= BUILT:
+            return _crisis("context.building", verdict)
     # pressed: a plea after an avowal (or after Ella's warm refusal); or an avowal only the messages together make
     was_romance = last_ella.strip() in ALL_WARM_BOUNDED or any(v.category is Category.ROMANTIC_AVOWAL for v in alone)
     emerged = together.category is Category.ROMANTIC_AVOWAL and not was_romance

@@ -35,7 +35,9 @@ _ORDINARY_PLACE = (
     r"turist\w*|stau|trafico|traffico|bouchon|embouteillage|klettern|kletterhalle|escalada|escalade|arrampicata|"
     r"camping|campeggio|zelt|tienda de campana|tente|tenda|boot|barco|bateau|barca|schaukel|columpio|"
     r"balancoire|altalena|garten|jardin|giardino|umzug|mudanza|demenagement|trasloco|wascheleine|tendedero|"
-    r"corde a linge|stendino|springseil|comba|corde a sauter|corda per saltare)\b"
+    r"corde a linge|stendino|springseil|comba|corde a sauter|corda per saltare|tomando el sol|sonnen\w*|"
+    r"bronzer|prendo il sole|prendere il sole|grill\w*|barbacoa|barbecue|fiesta|party|feier|fete|festa|"
+    r"cerveza|bier|biere|birra|vino|wein|vin)\b"
 )
 _BYE = (
     r"\b(?:tschuss|tschuess|leb wohl|lebwohl|lebt wohl|auf wiedersehen|adios|adieu|addio|goodbye|ciao per sempre|"
@@ -117,8 +119,10 @@ CRISIS: tuple[Rule, ...] = (
         r"(?:je suis desolee?|je les aime|je l'aime)\b|"
         r"\b(?:dite|di'?|dica) (?:alla mia|a mia|al mio|ai miei) (?:famiglia|madre|mamma|padre|papa|sorella|"
         r"fratello|figli|moglie|marito|genitori) che (?:mi dispiace|li amo|le voglio bene|gli voglio bene)\b",
-        guard=unless(r"\b(?:verspat\w*|spat dran|zu spat|tarde|retard|en retard|ritardo|in ritardo|stau|trafico|"
-        r"bouchons?|traffico|cena|dinner|abendessen|diner|essen|comida)\b"),
+        guard=unless(
+            r"\b(?:verspat\w*|spat dran|zu spat|tarde|retard|en retard|ritardo|in ritardo|stau|trafico|"
+            r"bouchons?|traffico|cena|dinner|abendessen|diner|essen|comida)\b"
+        ),
     ),
     # how high, how many, how long: the method asked
     rule(
@@ -138,10 +142,12 @@ CRISIS: tuple[Rule, ...] = (
         requires=r"\b(?:sicher|klappt|sterben|tot|tod|todlich|aufwachen|ertrinken|seguro|morir|muerte|despertar|"
         r"mortal|mortales|ahogarse|sur|surement|mourir|mortel|reveiller|noyer|sicuri|sicuro|morire|mortale|"
         r"svegliarmi|annegare)\b",
-        guard=unless(r"\b(?:arzt|arztin|doktor|medico|medecin|dosis|dose|dosage|kopfschmerz|dolor de cabeza|"
-        r"mal de tete|mal di testa|fieber|fiebre|fievre|febbre|hund|perro|chien|cane|katze|gato|chat|gatto|"
-        r"roman|novela|livre|romanzo|film|pelicula|serie|spiel|juego|jeu|gioco|fallschirm|paracaidas|parachute|"
-        r"paracadute|bungee|antenne|antena|drohne|drone)\b"),
+        guard=unless(
+            r"\b(?:arzt|arztin|doktor|medico|medecin|dosis|dose|dosage|kopfschmerz|dolor de cabeza|"
+            r"mal de tete|mal di testa|fieber|fiebre|fievre|febbre|hund|perro|chien|cane|katze|gato|chat|gatto|"
+            r"roman|novela|livre|romanzo|film|pelicula|serie|spiel|juego|jeu|gioco|fallschirm|paracaidas|parachute|"
+            r"paracadute|bungee|antenne|antena|drohne|drone)\b"
+        ),
     ),
     # pills put aside over weeks
     rule(
@@ -154,8 +160,10 @@ CRISIS: tuple[Rule, ...] = (
         r"\bje (?:garde|mets|cache) (?:mes |les )?(?:medocs|medicaments|cachets|pilules|comprimes) de cote\b|"
         r"\bje mets de cote (?:mes |les )?(?:medocs|medicaments|cachets|pilules|comprimes)\b|"
         r"\b(?:metto|tengo) da parte (?:le |i |mie |miei )?(?:medicine|pillole|pastiglie|farmaci|compresse)\b",
-        guard=unless(r"\b(?:urlaub|reise|vacaciones|viaje|vacances|voyage|vacanze|viaggio|apotheke|farmacia|"
-        r"pharmacie|abgelaufen|caducad\w*|perime\w*|scadut\w*)\b"),
+        guard=unless(
+            r"\b(?:urlaub|reise|vacaciones|viaje|vacances|voyage|vacanze|viaggio|apotheke|farmacia|"
+            r"pharmacie|abgelaufen|caducad\w*|perime\w*|scadut\w*)\b"
+        ),
     ),
     # a plan or knowing how, with nothing making sense or nobody to miss them
     rule(
@@ -185,8 +193,10 @@ CRISIS: tuple[Rule, ...] = (
         r"\b(?:dormirme|dormir) y no (?:despertar(?:me)?) (?:nunca|jamas|mas)\b|\bno despertar(?:me)? nunca mas\b|"
         rf"\bm'endormir et {_NE}(?:jamais|plus) (?:me )?reveiller\b|\b{_NE}plus (?:jamais )?me reveiller\b|"
         r"\baddormentarmi e non svegliarmi (?:mai )?piu\b|\bnon svegliarmi piu\b",
-        guard=unless(r"\b(?:wecker|alarma|reveil|sveglia|montag|lunes|lundi|lunedi|schule|escuela|ecole|scuola|"
-        r"arbeit|trabajo|travail|lavoro)\b"),
+        guard=unless(
+            r"\b(?:wecker|alarma|reveil|sveglia|montag|lunes|lundi|lunedi|schule|escuela|ecole|scuola|"
+            r"arbeit|trabajo|travail|lavoro)\b"
+        ),
     ),
     # things given away, no longer needed
     rule(
@@ -198,9 +208,11 @@ CRISIS: tuple[Rule, ...] = (
         rf"\bregale (?:todas )?mis cosas\b|\b{_YA} no (?:las|los|lo) voy a necesitar\b|"
         r"\bj'ai donne (?:toutes )?mes affaires\b|\bj'en aurai plus besoin\b|"
         r"\bho regalato (?:tutte )?le mie cose\b|\bnon mi serviranno piu\b",
-        guard=unless(r"\b(?:umzug|ziehe um|mudanza|me mudo|demenage\w*|trasloco|mi trasferisco|ausmisten|"
-        r"marie kondo|minimalis\w*|spende|caritas|donacion|don a|beneficenza|flohmarkt|mercadillo|brocante|"
-        r"mercatino)\b"),
+        guard=unless(
+            r"\b(?:umzug|ziehe um|mudanza|me mudo|demenage\w*|trasloco|mi trasferisco|ausmisten|"
+            r"marie kondo|minimalis\w*|spende|caritas|donacion|don a|beneficenza|flohmarkt|mercadillo|brocante|"
+            r"mercatino)\b"
+        ),
     ),
     # next week I won't be here, decided
     rule(
@@ -219,8 +231,10 @@ CRISIS: tuple[Rule, ...] = (
         HIGH,
         r"\b(?:hoy |esta noche )?(?:lo )?termin(?:o|ar|are) (?:con )?todo\b|\bwie ich es beenden kann\b|"
         r"\b(?:mein leben|alles) beenden\b|\bmich verabschieden (?:fur|fuer) immer\b",
-        guard=unless(r"\b(?:beziehung|vertrag|abo|job|projekt|studium|freundschaft|streit|relacion|contrato|"
-        r"proyecto|trabajo|tesis|carrera|examen|tarea|deberes|libro|serie)\b"),
+        guard=unless(
+            r"\b(?:beziehung|vertrag|abo|job|projekt|studium|freundschaft|streit|relacion|contrato|"
+            r"proyecto|trabajo|tesis|carrera|examen|tarea|deberes|libro|serie)\b"
+        ),
     ),
     rule(
         "crisis.ml.leaving_for_ever",
@@ -240,8 +254,10 @@ CRISIS: tuple[Rule, ...] = (
         r"\bj'ai (?:deja )?(?:avale|pris) (?:toutes )?(?:les|mes) (?:pilules|cachets|medicaments|comprimes|medocs)\b|"
         r"\bho (?:gia )?(?:preso|ingoiato) tutte le (?:pillole|pastiglie|compresse|medicine)\b",
         requires=r"\b(?:alle|ganzen|todas|toutes|tutte|schon|deja|gia|ya|you)\b",
-        guard=unless(r"\b(?:vitamin\w*|antibiotik\w*|antibiotic\w*|kur|tratamiento|traitement|trattamento|"
-        r"vorschrift|receta|ordonnance|ricetta)\b"),
+        guard=unless(
+            r"\b(?:vitamin\w*|antibiotik\w*|antibiotic\w*|kur|tratamiento|traitement|trattamento|"
+            r"vorschrift|receta|ordonnance|ricetta)\b"
+        ),
     ),
 )
 
@@ -254,8 +270,10 @@ ROMANCE: tuple[Rule, ...] = (
         r"\bnicht nur freundschaftlich\b|\bpas juste (?:de )?l'amitie\b|\bno solo (?:como )?amigos\b",
         requires=r"\b(?:wir|uns|konnen|koennen|podemos|seamos|seriamos|podriamos|on peut|on pourrait|nous|"
         r"possiamo|potremmo|essere|dich|te|toi|ti|sein|ser|etre)\b",
-        guard=unless(r"\b(?:er und ich|sie und ich|mein freund|meine freundin|mi novi[oa]|mon copain|ma copine|"
-        r"il mio ragazzo|la mia ragazza|die beiden|los dos|ils|loro)\b"),
+        guard=unless(
+            r"\b(?:er und ich|sie und ich|mein freund|meine freundin|mi novi[oa]|mon copain|ma copine|"
+            r"il mio ragazzo|la mia ragazza|die beiden|los dos|ils|loro)\b"
+        ),
     ),
     rule(
         "romance.ml.be_a_couple",
@@ -300,8 +318,10 @@ PHYSICAL: tuple[Rule, ...] = (
         MEDIUM,
         r"\bwas hast du (?:grad |gerade |jetzt |heute )?an\b|\b(?:que|q) (?:llevas|tienes) puesto\b|"
         r"\bqu'est-?ce que tu portes\b|\btu portes quoi\b|\bcosa (?:indossi|hai addosso)\b",
-        guard=unless(r"\b(?:party|feier|fiesta|fete|festa|hochzeit|boda|mariage|matrimonio|interview|entrevista|"
-        r"entretien|colloquio|kostum|disfraz|costume|halloween|karneval|carnaval|carnevale)\b"),
+        guard=unless(
+            r"\b(?:party|feier|fiesta|fete|festa|hochzeit|boda|mariage|matrimonio|interview|entrevista|"
+            r"entretien|colloquio|kostum|disfraz|costume|halloween|karneval|carnaval|carnevale)\b"
+        ),
     ),
     rule(
         "physical.ml.spicy_story_about_us",
@@ -319,8 +339,10 @@ PHYSICAL: tuple[Rule, ...] = (
         r"\bbist du (?:geil|scharf|feucht|erregt|heiss)\b|\bestas (?:cachond[oa]|excitad[oa]|mojad[oa]|"
         r"caliente)\b|\b(?:t'es|tu es|es-?tu) (?:excitee?|chaude|mouillee)\b|\bsei (?:eccitat[oa]|arrapat[oa]|"
         r"bagnat[oa])\b",
-        guard=unless(r"\b(?:fieber|fiebre|fievre|febbre|sport|partido|match|partita|spiel|juego|concierto|"
-        r"konzert|concert|viaje|reise|voyage|viaggio|examen|prufung|esame)\b"),
+        guard=unless(
+            r"\b(?:fieber|fiebre|fievre|febbre|sport|partido|match|partita|spiel|juego|concierto|"
+            r"konzert|concert|viaje|reise|voyage|viaggio|examen|prufung|esame)\b"
+        ),
     ),
     rule(
         "physical.ml.touch_your_body",
