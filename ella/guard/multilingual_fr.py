@@ -340,6 +340,7 @@ _CRISIS_FAMILIES: tuple[Rule, ...] = (
         "crisis.fr.no_will_to_live",
         C,
         HIGH,
+        rf"\b(?:{_PU} de|aucune?|perdu|plus aucune)\s+raisons\s+de\s+(?:vivre|rester|continuer)\b|"
         rf"\b(?:{_PU}|aucune?|perdu)\s+(?:\w+\s+)?(?:le gout de vivre|le gout a la vie|gout a la vie|envie de vivre|"
         r"envie d'exister|la force de vivre|la force de continuer|la force de me battre|la force de tenir|raison de "
         r"rester|raison de continuer|raison d'etre en vie|envie de me reveiller|envie de me lever)\b|"
@@ -1834,3 +1835,80 @@ CRISIS = CRISIS + _CRISIS_PROBE_2
 ROMANCE = ROMANCE + _ROMANCE_PROBE
 PHYSICAL = PHYSICAL + _PHYSICAL_PROBE
 MANIPULATION = MANIPULATION + _MANIPULATION_PROBE
+
+# A third fresh probe's misses (a question of time, stop breathing, no more fight, "si on avale 40 cachets",
+# "ne pleurez pas", last wishes at 22, not seeing myself live until next year, hitting myself, farewells made,
+# drowning in the lake, "je devrais pas exister", suicide as my only option, "quand je serai parti", a place to end it).
+_CRISIS_PROBE_3: tuple[Rule, ...] = (
+    rule(
+        "crisis.fr.question_of_time",
+        C,
+        HIGH,
+        r"\b(?:c'est|c est) (?:juste |qu'une |seulement )?une question de temps\b(?=.*\b(?:le faire|mourir|en finir|"
+        r"me tuer|partir)\b)|\ble faire\b.*\bune question de temps\b|\b(?:arreter|cesser)(?:,\s*|\s+)(?:meme )?de "
+        r"(?:respirer|vivre|exister)\b|\bje (?:ne |any )?"
+        rf"(?:veux|peux) (?:{_PU}) (?:me battre|lutter|continuer a me battre)\s*(?:[.!,]|$)(?=.*\b(?:fatiguee? de tout|"
+        r"plus la force|marre|envie de rien|vivre|epuisee?|a bout)\b)|\bje (?:ne |any )?(?:me )?vois pas (?:vivre|"
+        r"etre (?:encore )?(?:en vie|la)|survivre) (?:jusqu'a|au-dela|apres|encore longtemps|longtemps|plus "
+        r"longtemps)\b|\bje (?:ne |any )?devrais (?:meme )?(?:pas|plus) (?:exister|etre la|etre en vie|etre nee?|"
+        r"vivre)\b|\bma seule (?:option|solution|issue|porte de sortie|echappatoire)\b(?=.*\b(?:suicid\w*|mourir|la "
+        r"mort|en finir|disparaitre)\b)|\b(?:le suicide|la mort|mourir|en finir) (?:est|c'est|serait) (?:ma|la) "
+        r"seule\b|\b(?:tout ira|ca ira|tout sera) mieux (?:\w+\s+){0,4}?quand je (?:serai|ne serai|any serai) "
+        r"(?:partie?|plus la|morte?)\b|\b(?:un|l'|le) (?:endroit|coin|lieu) (?:\w+\s+)?pour (?:en finir|mourir|le "
+        r"faire|me tuer|sauter)\b|\b(?:ne|any) (?:jamais|pas) m'etre reveillee?\b",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(_FICTION + r"|\b(?:apnee|plongee|hoquet|yoga|meditation|fumer|clope|a paris|en ville|ici sans)\b"),
+        ),
+    ),
+    rule(
+        "crisis.fr.if_i_disappear",
+        C,
+        HIGH,
+        r"\bsi je (?:disparais|meurs|pars|m'en vais|suis plus la|ne suis plus la|any suis plus la)\b",
+        requires=r"\b(?:pleurez pas|pleure pas|ne soyez pas tristes|oubliez[- ]moi|oublie[- ]moi|personne|remarquer\w*|"
+        r"mieux|soulag\w*|debarrass\w*)\b",
+        guard=all_of(_NEG_OR_REP_FR, unless(r"\b(?:vacances|voyage|boulot|travail|en retard|cache-cache)\b")),
+    ),
+    rule(
+        "crisis.fr.family_relieved",
+        C,
+        HIGH,
+        r"\b(?:ma famille|mes parents|mes proches|ma mere|mon pere|mes enfants|mes amis|mes potes)\s+(?:va|vont|sera|"
+        r"seront|serait|seraient)\s+(?:\w+\s+)?(?:enfin\s+)?(?:etre\s+)?(?:tranquilles?|liberes?|soulages?|"
+        r"debarrasses?) (?:sans moi|de moi)\b",
+        guard=_NEG_OR_REP_FR,
+    ),
+    rule(
+        "crisis.fr.last_wishes",
+        C,
+        HIGH,
+        r"\b(?:mes dernieres volontes|mon testament)\b|\b(?:j'ai|jai|g) fait mes adieux\b|\bje fais mes adieux\b",
+        requires=r"\b(?:j'ai \d\d ans|hier soir|ce soir|cette nuit|adieu|plus la|pour apres|bientot|decide|"
+        r"aujourd'hui|a mes amis|a ma famille|a tout le monde|a mes proches|a mes parents)\b",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                r"\b(?:maison|ville|appart|job|boulot|collegues|ecole|lycee|equipe|club|pot de depart|demenag\w*|"
+                r"erasmus|pays|vacances|serie|notaire|retraite)\b"
+            ),
+        ),
+    ),
+    rule(
+        "crisis.fr.drown_hit_pills",
+        C,
+        HIGH,
+        r"\bme noyer dans (?:le|la|l') ?(?:lac|mer|riviere|seine|fleuve|canal|ocean|etang|baignoire|loire|rhone)\b|"
+        r"\bje me (?:frappe|griffe|mords)(?: fort| souvent| encore)?\s*(?:[.,!]|$|quand|jusqu'|et je)|"
+        rf"\b(?:si on|si j'|si je|quand on)\s*(?:avale|prend|prends|avalais|prenais)\s+(?:\w+\s+)?(?:\d+|des "
+        rf"dizaines de|toute la boite de|toute une boite de|tous les|toutes les|plein de|trop de)\s*(?:\w+\s+)?"
+        rf"{_PILL_WORDS}\b|\b(?:pris|avale)\s+(?:trop de|plein de|tous mes|toutes mes)\s+{_PILL_WORDS}\s+(?:expres|"
+        r"volontairement|pour (?:mourir|en finir|dormir pour toujours))\b",
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(r"\b(?:par erreur|par accident|mal de tete|migraine|medecin|pharmacien|enfant|chien|chat|bebe)\b"),
+        ),
+    ),
+)
+
+CRISIS = CRISIS + _CRISIS_PROBE_3
