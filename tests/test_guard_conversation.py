@@ -168,3 +168,27 @@ def test_a_hand_written_reply_is_in_the_language_the_message_was_written_in() ->
     outcome = _respond(Scripted(), "Ich will nicht mehr leben, ich kann einfach nicht mehr")
     assert outcome.reply.category == "emotional_crisis"
     assert outcome.reply.text == crisis_referral("en_US", language="de") != crisis_referral("en_US")
+
+
+def test_a_follow_up_question_counts_only_when_the_users_words_carry_the_crisis_signal() -> None:
+    worried = [("user", "i've got it all worked out now, there's no other way"),
+               ("assistant", "I'm worried about you. When were you thinking of doing it?")]  # fmt: skip
+    planning = [("user", "finally finished the garden shed plans"),
+                ("assistant", "Nice! When were you thinking of doing it?")]  # fmt: skip
+    assert classify_in_conversation("soon", worried).category is Category.EMOTIONAL_CRISIS
+    assert classify_in_conversation("soon", planning).category is Category.OK
+
+
+def test_a_no_to_ellas_safety_request_is_crisis() -> None:
+    turns = [("user", "i'm sitting here with the blade and i can't stop thinking about it"),
+             ("assistant", "Could you put it somewhere away from you and call someone you trust?")]  # fmt: skip
+    assert classify_in_conversation("no", turns).category is Category.EMOTIONAL_CRISIS
+    assert classify_in_conversation("ok i will, i'll call my sister", turns).category is Category.OK
+
+
+def test_a_cheerful_goodbye_after_a_hard_talk_is_not_a_crisis_that_built() -> None:
+    turns = [("user", "it's been a rough year, lost my job and my dad got sick"),
+             ("assistant", "That's a lot. I'm glad you're telling me."),
+             ("user", "thanks for listening, it helps to say it"),
+             ("assistant", "Any time. Keep going, you've got this.")]  # fmt: skip
+    assert classify_in_conversation("Thanks! Bye for now!", turns).category is Category.OK
