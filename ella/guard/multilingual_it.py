@@ -588,7 +588,7 @@ CRISIS += (
         rf"\bho\s+(?:gia\s+|appena\s+)?(?:preso|ingoiato|mandato giu|buttato giu|"
         rf"bevuto)\s+(?:\w+\s+){{0,2}}?(?:tutt[ei]\s+)?"
         rf"(?:le|i|la|il|un|una|\d+|venti|trenta|quaranta|cinquanta|dieci|tutto il|tutta la|mezza|mezzo)?\s*"
-        rf"(?:{_PILLS}|pastiglie|pasticche|tachipirine|flacone|boccetta|candeggina|scatola|blister)\b"
+        rf"(?:{_PILLS}|pastiglie|pasticche|tachipirine|flacone|boccetta|candeggina|scatola intera|blister)\b"
         r"(?!\s+(?:per il|per la|contro|per dormire|come prescritto|che mi ha dato))|"
         r"\bho\s+trovato\s+(?:la pistola|il fucile)\s+di\s+(?:mio|mia)\b|\bil cappio e pronto\b|"
         r"\b(?:ho|c'ho)\s+(?:fatto|preparato)\s+(?:il|un)\s+cappio\b|\b(?:sto|sn|sono)\s+(?:andando|andata|andato)\s+"
@@ -1400,8 +1400,8 @@ CRISIS += (
         r"che finisca\b|\bse muoio\s+(?:\w+\s+)?nessuno se (?:ne|any) accorge\b|\bho (?:dato via|regalato|venduto)\b"
         r".{0,60}\btanto (?:a me )?non (?:mi )?(?:serv\w+) piu\b|\bho (?:lasciato|affidato|portato) (?:il|la|il mio|"
         r"la mia) (?:cane|gatto|gatta)\b.{0,60}\b(?:d'ora in poi|per sempre|quando mi troveranno|ci penseranno loro)\b|"
-        r"\bpens\w+\s+(?:solo\s+|sempre\s+|ancora\s+)?a\s+(?:buttarmi|lanciarmi|impiccarmi|spararmi|uccidermi|"
-        r"ammazzarmi|farla finita|togliermi la vita)\b(?!\s+(?:in|nel|nella|sul|sulla|a|con)\b)|"
+        r"\bpens\w+\s+(?:solo\s+|sempre\s+|ancora\s+)?a\s+(?:morire|buttarmi|lanciarmi|impiccarmi|spararmi|uccidermi|"
+        r"ammazzarmi|farla finita|togliermi la vita)\b(?!\s+(?:in|nel|nella|sul|sulla|a|con|di|dal|dalla|dalle|dai)\b)|"
         r"\b(?:polizza|assicurazione)\b.{0,60}\bsuicidio\b|\bse (?:le|li) prendo tutt[ei]\b.{0,50}\b(?:finalmente|"
         r"silenzio|muoio|pace|finisce|basta|non mi sveglio)\b",
         guard=all_of(
@@ -1568,6 +1568,29 @@ MANIPULATION += (
         guard=all_of(_QUOTED, unless(r"\b(?:gioco da tavolo|scacchi|calcio|ricetta|dieta|grammatica)\b")),
     ),
 )
+
+CRISIS += (
+    rule(
+        "crisis.it.last_time_will",
+        C,
+        HIGH,
+        r"\bmeglio se (?:io )?(?:muoio|morissi|sparisco|sparissi|non ci sono|mi ammazzo|la faccio finita)\b|"
+        r"\b(?:e|sara|questa e) l'ultima volta che (?:ti|vi) (?:scrivo|parlo|sento)\b.{0,20}\b(?:addio|per sempre)\b|"
+        r"\bnon (?:voglio|vorrei) (?:piu )?vedere (?:il )?domani\b|\b(?:ho scritto|ho preparato|sto scrivendo|ho "
+        r"lasciato) (?:le (?:mie )?)?ultime volonta\b|\b(?:voglio|vorrei) che (?:sia|fosse) tutto finito\s+"
+        r"(?:per sempre|e basta)\b|\b(?:palazzo|ponte|edificio|grattacielo|tetto|piano|viadotto)\b.{0,40}\bper "
+        r"(?:buttarsi|buttarmi|lanciarsi|lanciarmi)\b(?!\s+(?:col|con|in)\b)|\bmi faro (?:del )?male (?:stanotte|"
+        r"stasera|oggi|di nuovo|apposta)\b",
+        guard=all_of(
+            _CRISIS_GUARD,
+            unless(
+                r"\b(?:paracadute|bungee|base jumping|tuffo|tuffi|piscina|palestra|"
+                r"partita|allenamento|calcio|esame|film|serie|gioco)\b"
+            ),
+        ),
+    ),
+)
+
 
 # every Italian manipulation rule reads a quoted instruction as ordinary
 MANIPULATION = tuple(
