@@ -1447,3 +1447,55 @@ _CRISIS_PLAIN: tuple[Rule, ...] = (
 )
 
 CRISIS = CRISIS + _CRISIS_PLAIN
+
+_CRISIS_PLAIN_MORE: tuple[Rule, ...] = (
+    _rule(
+        "crisis.de.plain_forms_more",
+        C,
+        HIGH,
+        r"\b(?:nicht mehr|nichts mehr)\s+(?:zu\s+)?(?:essen|trinken)\b[^.?!]{0,30}\bbis ich\s+(?:\w+\s+)?(?:sterbe|"
+        r"tot bin)\b|\bwill\s+(?:einfach\s+|nur\s+)?weg\s*,?\s+fur immer\b|\b(?:uberlegt|nachgedacht|daran gedacht)"
+        r"\b,?\s+(?:\w+\s+){0,2}?(?:zu springen|runterzuspringen|mich fallen zu lassen)\b|\begal\b[^.?!]{0,30}"
+        r"\bob ich\s+(?:\w+\s+)?(?:noch lebe|lebe oder sterbe|sterbe|noch da bin)\b|\b(?:tabletten|schlaftabletten|"
+        r"pillen|medikamente|klinge|rasierklinge)\s+(?:\w+\s+)?(?:vor mir|neben mir)\b(?=.*\b(?:alkohol|wodka|"
+        r"schnaps|alle|ganze|grad|jetzt|wein)\b)|\b(?:konnte|konnt|wurde|will|mochte|moechte)\s+(?:\w+\s+)?"
+        r"(?:einfach\s+)?fur immer\s+(?:einschlafen|schlafen)\b|(?:^|[.!?,]\s*)(?:will|mag|mog|mochte)\s+"
+        r"(?:einfach\s+)?(?:nimmer|nicht mehr|nich mehr|net mehr)\s+(?:leben|weiterleben|existieren)\b|"
+        r"\b(?:nichts|nix|niemanden)\s+(?:mehr\s+)?,?\s*(?:wofur|fur den|fur das|fur die)\s+es sich\s+(?:noch\s+)?"
+        r"(?:zu leben lohnt|lohnt zu leben|zu leben)\b|\bes lohnt sich nicht (?:mehr )?zu leben\b|"
+        r"\b(?:sterben|der tod|tot sein)\s+(?:ware|waere|ist)\s+(?:\w+\s+)?(?:eine|die|ne|any)?\s*(?:erlosung|"
+        r"befreiung|gnade)\b",
+        guard=all_of(
+            _NEG_OR_REPORTED,
+            unless(
+                _THIRD + "|" + _FICTION + r"|\b(?:oma|opa|krebs|patient\w*|hund|katze|pool|wasser|see|fallschirm|"
+                r"bungee|trampolin|sprungturm|urlaub|stadt|ausland|auswandern|land|dorf)\b"
+            ),
+        ),
+    ),
+    # the lethal dose looked up, said of oneself
+    _rule(
+        "crisis.de.lethal_dose_mine",
+        C,
+        HIGH,
+        r"\btodlich\w*\s+(?:dosis|menge)\b",
+        requires=r"\b(?:meine[mnrs]?|fur mich|ich (?:hab|habe) (?:\w+ )?gesucht|gegoogelt)\b",
+        guard=unless(
+            r"\b(?:hund|katze|kind|kinder|baby|versehentlich|aus versehen|arzt|arztin|studium|klausur|"
+            r"prufung|film|serie|krimi|roman|buch|referat|koffein|kaffee)\b"
+        ),
+    ),
+)
+
+CRISIS = CRISIS + _CRISIS_PLAIN_MORE
+
+ROMANCE = ROMANCE + (
+    _rule(
+        "romance.de.crazy_about_you",
+        R,
+        MEDIUM,
+        r"\b(?:verruckt|verrueckt|wild|heiss)\s+(?:nach|auf)\s+dir\b|\bich\s+(?:\w+\s+)?(?:bin|werd\w*)\s+(?:\w+\s+)?"
+        r"verruckt nach dir\b",
+        guard=all_of(_NEG_OR_REPORTED, unless(_KIN)),
+    ),
+)
