@@ -8,13 +8,20 @@ seconds, not an hour), and a scratch ``var`` directory.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.schedule import longest_files_first
 from tests.support.scratch import create_database, scratch_run
+
+if TYPE_CHECKING:
+    from workers.procs import WorkerProcess
 
 RUN, VAR = scratch_run("test")
 # Short timeouts, so that redelivery after a kill, restores and re-sends take seconds, not an hour.
@@ -36,6 +43,31 @@ os.environ.update(
 BACKENDS = [b.strip() for b in os.environ.get("ELLA_TEST_DATABASES", "sqlite,postgresql").split(",") if b.strip()]
 
 from workers.settings import get_settings  # noqa: E402  (after the environment is set)
+
+
+def on_one_backend() -> pytest.MarkDecorator:
+    """Run a test on the first configured back end only, for a test whose outcome no SQL can change (what it
+    tests is Redis or the broker): ``database_url`` parametrized directly, which overrides its ``params``. Each
+    such test says why in its docstring."""
+    return pytest.mark.parametrize("database_url", BACKENDS[:1], indirect=True)
+
+
+def only_on(backend: str) -> pytest.MarkDecorator:
+    """Run a test on ``backend`` only (the files of SQLite, of PostgreSQL), skipped when it is not configured:
+    no database of the other back end is created and migrated first for a test that would then skip."""
+    param = pytest.param(backend, marks=pytest.mark.skipif(backend not in BACKENDS, reason=f"{backend} not configured"))
+    return pytest.mark.parametrize("database_url", [param], indirect=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``--dist loadfile``, hand files out in collection order (longest first, below), not xdist's order
+    by number of tests, which left the few long worker files for last (tests/support/schedule.py)."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items[:] = longest_files_first(items)
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, interval: float = 0.1, what: str = "") -> object:
@@ -113,9 +145,25 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
         return worker
 
     yield start
-    for worker in started:
-        worker.stop(timeout=20)
+    stop_together(started, timeout=20)
     get_redis().delete(*get_settings().queues, slots)
+
+
+def stop_together(workers: list[WorkerProcess], timeout: float) -> None:
+    """``WorkerProcess.stop`` for several workers at once: a warm shutdown (SIGTERM) sent to all, then each waited
+    for within the one deadline and its group SIGKILLed if it hangs. One after the other, a test with two
+    workers waited out two warm shutdowns (5-8 s each on a loaded machine)."""
+    running = [w for w in workers if w.proc is not None and w.proc.poll() is None]
+    for worker in running:
+        assert worker.proc is not None
+        worker.proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for worker in running:
+        assert worker.proc is not None
+        try:
+            worker.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.kill()
 
 
 @pytest.fixture

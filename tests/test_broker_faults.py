@@ -23,7 +23,11 @@ import redis
 from kombu import Connection, Exchange
 from kombu import Queue as KombuQueue
 
-from tests.conftest import VAR, wait_for
+from tests.conftest import VAR, on_one_backend, wait_for
+
+# The worker tests below run on one back end (``on_one_backend``): what they test is the broker connection (Redis
+# going away and coming back, a consumer step failing); their tasks touch no SQL, so no back end can change the
+# outcome, and each run on both was a minute of Redis outages twice.
 
 
 def free_port() -> int:
@@ -196,7 +200,9 @@ def _start_worker(
 
 
 @pytest.mark.integration
+@on_one_backend()
 def test_a_worker_reconnects_after_redis_restarts_under_load_and_runs_new_tasks(own_redis, migrated_db):
+    """On one back end: Redis restarts under a worker running ``tests.hold_a_while``, which touches no SQL."""
     log = VAR / "log" / f"faults-{uuid.uuid4().hex[:6]}.log"
     proc = _start_worker(own_redis, migrated_db, log)
 
@@ -236,11 +242,14 @@ def test_a_worker_reconnects_after_redis_restarts_under_load_and_runs_new_tasks(
 
 
 @pytest.mark.integration
+@on_one_backend()
 def test_a_worker_that_lost_redis_tries_again_every_two_seconds_at_most_and_comes_back(own_redis, migrated_db):
     """Celery's consumer reconnected with kombu's default intervals (2, 4, 6, 8... up to 30 s): after a 10-20 s
     outage the next attempt came seconds after Redis was back, and ``make chaos``'s Redis faults recovered just
     past 30 s. ``workers.consumer.EllaConsumer`` caps the wait at ``broker_reconnect_max_s`` (2 s); its log says
-    what it waits ("Trying again in N seconds"), which is read here rather than timed."""
+    what it waits ("Trying again in N seconds"), which is read here rather than timed.
+
+    On one back end: the consumer's reconnect to Redis is all this runs (no task, no SQL)."""
     log = VAR / "log" / f"reconnect-{uuid.uuid4().hex[:6]}.log"
     proc = _start_worker(own_redis, migrated_db, log)
     try:
@@ -324,10 +333,12 @@ def test_settings_refuse_a_beat_lock_that_a_slow_tick_would_lose():
 
 
 @pytest.mark.integration
+@on_one_backend()
 def test_a_worker_that_hits_an_unrecoverable_error_exits_non_zero(migrated_db, tmp_path):
     """``ella worker`` exited 0 after "Unrecoverable error": Celery's ``app.start`` drops the exit code.
 
-    (``celery -A workers.app worker`` itself exits 1 there; compose runs that, the CLI and the demo run this.)"""
+    (``celery -A workers.app worker`` itself exits 1 there; compose runs that, the CLI and the demo run this.)
+    On one back end: a consumer step that fails to start, before any task or SQL."""
     from workers.redis_conn import redis_url
 
     log = tmp_path / "worker.log"
@@ -345,6 +356,7 @@ def test_a_worker_that_hits_an_unrecoverable_error_exits_non_zero(migrated_db, t
 
 
 @pytest.mark.integration
+@on_one_backend()
 def test_a_worker_whose_running_tasks_are_cut_off_by_redis_outages_stays_alive_and_finishes_them(
     own_redis, migrated_db
 ):
@@ -358,6 +370,7 @@ def test_a_worker_whose_running_tasks_are_cut_off_by_redis_outages_stays_alive_a
     is back. Each outage begins with the queue empty: a message BRPOP pops as Redis shuts down is lost inside
     kombu whatever Ella does (README, "No Redis fault kills a worker process"), and is not what this test is about.
     (A retry that cannot be sent is ``test_a_retry_that_cannot_be_sent_requeues_its_delivery_...``.)
+    On one back end: ``tests.mark_done_in_redis`` keeps its marks in Redis, and no SQL runs.
     """
     from workers.settings import get_settings
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import make_url, text
 
-from tests.conftest import wait_for
+from tests.conftest import on_one_backend, only_on, wait_for
 from tests.test_broker_faults import OwnRedis, free_port
 from tests.test_forget_user import NOW, plant_rows
 from workers.settings import get_settings
@@ -91,11 +91,15 @@ def erase(user: str) -> dict[str, int]:
     return forget_user.apply(kwargs={"user": user, "again": True}).get()
 
 
+@on_one_backend()
 @pytest.mark.parametrize("connects_as", ["unrestricted", "worker"])
 def test_an_erased_users_words_and_id_are_in_no_file_of_redis_neither_aof_nor_snapshot(
     persistent_redis, connects_as, tmp_path, monkeypatch
 ):
-    """Also as the worker's ACL user (deploy/redis/users.acl.template), which compose gives the workers."""
+    """Also as the worker's ACL user (deploy/redis/users.acl.template), which compose gives the workers.
+
+    On one back end: what is read here is Redis's files, which no SQL back end writes (the database's own
+    files are the two tests below)."""
     from workers import redis_conn
 
     if connects_as == "worker":
@@ -124,9 +128,9 @@ def test_an_erased_users_words_and_id_are_in_no_file_of_redis_neither_aof_nor_sn
     assert "dump.rdb" in held and any(name.startswith("appendonlydir/") for name in held)
 
 
+@only_on("sqlite")
 def test_an_erased_users_words_and_id_leave_the_sqlite_file_and_its_wal(migrated_db):
-    if not migrated_db.startswith("sqlite"):
-        pytest.skip("the SQLite files")
+    """The SQLite files: run on SQLite only (it used to create and migrate a PostgreSQL database, then skip)."""
     path = Path(make_url(migrated_db).database or "")
     user, canary = f"disk-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
     plant_rows(user, canary)
@@ -165,10 +169,10 @@ def _postgres_files_holding(needle: str) -> list[str]:
     return held
 
 
+@only_on("postgresql")
 def test_after_the_operators_vacuum_full_an_erased_user_is_in_no_postgresql_table_file(migrated_db):
-    """What the README asks of the operator is enough: VACUUM FULL of the tables the erasure deletes from."""
-    if not migrated_db.startswith("postgresql"):
-        pytest.skip("the PostgreSQL files")
+    """What the README asks of the operator is enough: VACUUM FULL of the tables the erasure deletes from.
+    (PostgreSQL only: skipped where it is not configured.)"""
     from workers.db import autocommit_scope
 
     user, canary = f"disk-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from models import DeadLetter, ModelCall, OutboxRecord
 from tests.conftest import wait_for
 from tests.support.fake_anthropic import FakeAnthropic
+from workers.app import app
 from workers.db import session_scope
 from workers.gateway import enqueue_message
 
@@ -114,7 +115,10 @@ def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
         "ELLA_LLM_TIMEOUT_S": "20",
     }
     env = claude_env(fake, ELLA_LLM_MAX_CONCURRENCY="2", **limits)
-    workers = [start_worker(concurrency=3, env=env), start_worker(concurrency=3, env=env)]
+    # Both start at once and are then waited for (one after the other, the second start-up waited on the first).
+    workers = [start_worker(concurrency=3, env=env, wait=False) for _ in range(2)]
+    for worker in workers:
+        worker.wait_ready(app)
     fake.latency = 0.3
     ids = [send(f"message {i}") for i in range(12)]
     deadline = time.monotonic() + 150
