@@ -356,7 +356,7 @@ _CRISIS_FAMILIES: tuple[Rule, ...] = (
         C,
         MEDIUM,
         r"\b(?:a quoi bon|a koi bon|a quoi ca sert de|a quoi sa sert de|ca sert a quoi de|sa sert a quoi de|"
-        r"a quoi sert de|pourquoi)\s+(?:encore\s+)?(?:continuer a vivre|rester en vie|vivre encore|survivre|"
+        r"a quoi sert de|pourquoi)\s+(?:encore\s+)?(?:continuer a vivre|rester en vie|vivre encore|survivre|vivre si|"
         r"me lever le matin|continuer a me battre)\b|\ba quoi bon (?:vivre|exister|continuer)\b|"
         r"\bma vie\s+(?:n'|any )?(?:a|vaut)\s+(?:plus|aucun|pas de|pas|rien)\s+(?:\w+\s+)?(?:sens|la peine|rien)\b|"
         r"\bla vie (?:n'|any )?vaut pas la peine\b|\b(?:rien|plus rien) (?:ne |any )?me retient (?:ici|en vie|"
@@ -1865,10 +1865,18 @@ _CRISIS_PROBE_3: tuple[Rule, ...] = (
         "crisis.fr.if_i_disappear",
         C,
         HIGH,
-        r"\bsi je (?:disparais|meurs|pars|m'en vais|suis plus la|ne suis plus la|any suis plus la)\b",
-        requires=r"\b(?:pleurez pas|pleure pas|ne soyez pas tristes|oubliez[- ]moi|oublie[- ]moi|personne|remarquer\w*|"
+        r"\bsi (?:demain |ce soir |un jour |bientot )?je (?:disparais|meurs|pars|m'en vais|suis plus la|ne suis "
+        r"plus la|any suis plus la)\b",
+        requires=r"\b(?:pas grave|tant pis|pleurez pas|pleure pas|ne soyez pas tristes|oubliez[- ]moi|oublie[- ]moi|"
+        r"personne|remarquer\w*|"
         r"mieux|soulag\w*|debarrass\w*)\b",
-        guard=all_of(_NEG_OR_REP_FR, unless(r"\b(?:vacances|voyage|boulot|travail|en retard|cache-cache)\b")),
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                r"\b(?:vacances|voyage|boulot|travail|bureau|remplace\w*|reunion|cours|absente?|en retard|"
+                r"cache-cache)\b"
+            ),
+        ),
     ),
     rule(
         "crisis.fr.family_relieved",
@@ -1912,3 +1920,40 @@ _CRISIS_PROBE_3: tuple[Rule, ...] = (
 )
 
 CRISIS = CRISIS + _CRISIS_PROBE_3
+
+# A fourth fresh probe's misses ("j'arrive plus à vivre", "je me sens mourir", the whole tube swallowed, a rope
+# ordered, "si demain je suis plus là, c'est pas grave", "qu'on m'oublie pour de bon", "j'aurais jamais dû
+# exister", "je me suis ouvert le bras", a note left "au cas où", "on sent quelque chose quand on se jette",
+# "plus jamais ouvrir les yeux", "prête, j'ai dit au revoir à tout le monde").
+_CRISIS_PROBE_4: tuple[Rule, ...] = (
+    rule(
+        "crisis.fr.probe4",
+        C,
+        HIGH,
+        rf"\bj'arrive (?:{_PU}) a (?:vivre|exister|tenir le coup)\b|\bje me sens mourir(?: a petit feu| de "
+        r"l'interieur| chaque jour| un peu plus)?\b|\b(?:avaler|prendre|gober|avale|pris|avalee?) (?:tout le tube|"
+        r"toute "
+        r"la boite|toute la plaquette|tout le flacon|tout ce qu'il y a dans (?:l'armoire|la boite) a pharmacie|toute "
+        r"l'armoire a pharmacie|toute la pharmacie)\b|\b(?:j'ai|jai|g) (?:commande|chope|recupere|trouve) une corde\b|"
+        r"\bqu'on m'oublie (?:pour de bon|pour toujours|a jamais|definitivement)\b|\b(?:j'aurais|jaurais) (?:jamais|"
+        r"pas) du (?:exister|naitre|vivre|etre la)\b|\bje me suis (?:ouvert|ouverte|entaille|entaillee|lacere|laceree|"
+        r"taillade|tailladee) (?:le bras|les bras|les veines|le poignet|les poignets|la cuisse|les cuisses)\b|"
+        r"\b(?:ecrit|laisse|prepare) (?:un mot|une lettre|un message|des lettres|des mots) (?:a|pour) (?:ma|mon|mes) "
+        r"(?:soeur|frere|mere|pere|parents|famille|enfants|amis|copine|copain|mari|femme)\b.*\bau cas ou\s*(?:[.!]|$)|"
+        r"\bon (?:sent|souffre|a mal|ressent) (?:quelque chose |longtemps )?quand on (?:se jette|se pend|saute|se noie|"
+        r"se tire|se suicide|s'ouvre)\b|\b(?:ne jamais|plus jamais|jamais plus|any jamais) "
+        r"(?:jamais )?(?:ouvrir|rouvrir) les yeux\b|\bj'ai dit au revoir a tout le monde\b(?=.*\b(?:prete?|pour "
+        r"toujours|adieu|c'est l'heure|ce soir)\b)|\b(?:prete?|pret),? j'ai dit au revoir a tout le monde\b",
+        after=_NOT_CRISIS_IDIOM,
+        guard=all_of(
+            _NEG_OR_REP_FR,
+            unless(
+                _FICTION + r"|\b(?:hamac|escalade|bateau|linge|balancoire|tente|corde a sauter|cuisine|cuisinant|"
+                r"bricol\w*|accident|tombee?|chute|velo|skate|par erreur|absente?|retard|colis|livreur|rentre tard|"
+                r"mdr|lol|ptdr|xd|cafe|chocolat|erasmus|vacances|voyage|demenag\w*|ecran|soleil|allergie|lentilles|conjonctivite)\b"
+            ),
+        ),
+    ),
+)
+
+CRISIS = CRISIS + _CRISIS_PROBE_4
