@@ -1,4 +1,5 @@
-"""The self-log's three uses: recent entries for a reply, the week's entries about the user, all for distillation."""
+"""The self-log's reads: recent entries for a reply, the week's entries about the user, and all of them (what
+`ella selflog show` lists)."""
 
 from __future__ import annotations
 
