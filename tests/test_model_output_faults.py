@@ -369,10 +369,11 @@ def test_a_nul_in_a_replys_nested_output_is_cleaned_before_the_turn_is_committed
 
 
 def test_json_nested_5000_deep_is_refused_and_repaired_not_a_recursion_error(fake):
+    """Without structured outputs (a schema constrains the answer, so the fake cannot nest it 5,000 deep)."""
     records: list[CallRecord] = []
     fake.enqueue(fault="deep_json")
     variables = {"name": "Sam", "message": "I have a cat", "today": "2026-11-30 (Monday)", "known": []}
-    result = port_on(fake, records).call("fact_extraction", variables)
+    result = port_on(fake, records, structured_outputs=False).call("fact_extraction", variables)
     assert not result.failsafe and result.attempts == 2
     assert [r.outcome for r in records] == ["invalid_output", "repaired"]
     assert "nested too deep" in records[0].error

@@ -55,6 +55,7 @@ def _provider(settings: Settings) -> Provider:
             timeout=settings.llm_timeout_s,
             max_retries=settings.llm_sdk_max_retries,
             budget_s=settings.llm_deadline_s,
+            structured_outputs=settings.anthropic_structured_outputs,
         )
     return OfflineProvider()
 
