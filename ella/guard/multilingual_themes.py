@@ -37,7 +37,7 @@ _ORDINARY_PLACE = (
     r"balancoire|altalena|garten|jardin|giardino|umzug|mudanza|demenagement|trasloco|wascheleine|tendedero|"
     r"corde a linge|stendino|springseil|comba|corde a sauter|corda per saltare|tomando el sol|sonnen\w*|"
     r"bronzer|prendo il sole|prendere il sole|grill\w*|barbacoa|barbecue|fiesta|party|feier|fete|festa|"
-    r"cerveza|bier|biere|birra|vino|wein|vin)\b"
+    r"cerveza|bier|biere|birra|vino|wein|vin|stendere|panni|bucato|wasche|ropa tendida|linge)\b"
 )
 _BYE = (
     r"\b(?:tschuss|tschuess|leb wohl|lebwohl|lebt wohl|auf wiedersehen|adios|adieu|addio|goodbye|ciao per sempre|"
@@ -211,6 +211,8 @@ CRISIS: tuple[Rule, ...] = (
         guard=unless(
             r"\b(?:umzug|ziehe um|mudanza|me mudo|demenage\w*|trasloco|mi trasferisco|ausmisten|"
             r"marie kondo|minimalis\w*|spende|caritas|donacion|don a|beneficenza|flohmarkt|mercadillo|brocante|"
+            r"trop petit\w*|zu klein|passen (?:mir )?nicht mehr|demasiado pequen\w*|ya no me quedan|me quedan chic\w*|"
+            r"troppo piccol\w*|non mi stanno piu|ne me vont plus|"
             r"mercatino)\b"
         ),
     ),
@@ -256,7 +258,8 @@ CRISIS: tuple[Rule, ...] = (
         requires=r"\b(?:alle|ganzen|todas|toutes|tutte|schon|deja|gia|ya|you)\b",
         guard=unless(
             r"\b(?:vitamin\w*|antibiotik\w*|antibiotic\w*|kur|tratamiento|traitement|trattamento|"
-            r"vorschrift|receta|ordonnance|ricetta)\b"
+            r"vorschrift|receta|ordonnance|ricetta|prescri\w*|verschrieben|recetad\w*|medico|medecin|arzt|doctor|"
+            r"dottore|wie verordnet)\b"
         ),
     ),
 )
@@ -298,9 +301,11 @@ ROMANCE: tuple[Rule, ...] = (
         R,
         MEDIUM,
         r"\bgefuhle fur dich\b|\bgefuehle fuer dich\b|\bin dich verknallt\b|\bhab dich lieb,? aber (?:so )?richtig\b|"
-        r"\bliebe meines lebens\b|\bsiento algo por ti\b|\bsentimientos por ti\b|\bamor de mi vida\b|"
-        r"\bdes sentiments pour toi\b|\bl'amour de ma vie\b|\bje craque pour toi\b|\bsono cott[oa] di te\b|"
-        r"\bprovo qualcosa per te\b|\bsentimenti per te\b|\bl'amore della mia vita\b",
+        r"\bsiento algo por ti\b|\bsentimientos por ti\b|\bdes sentiments pour toi\b|\bje craque pour toi\b|"
+        r"\bsono cott[oa] di te\b|\bprovo qualcosa per te\b|\bsentimenti per te\b|"
+        # "the love of my life" said to Ella, not about football or a partner
+        r"\b(?:du bist|bist du|eres|tu eres|t'es|tu es|sei|tu sei) (?:die liebe meines lebens|el amor de mi vida|"
+        r"l'amour de ma vie|l'amore della mia vita)\b",
     ),
 )
 
