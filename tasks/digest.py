@@ -34,6 +34,7 @@ from models.base import utcnow
 from models.batch import ModelBatchItem, context_of
 from models.boundary import log_verdict
 from models.notifications import add_candidate
+from workers import metrics
 from workers.model_batches import register_batch_handler
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ def apply_digest(session: Session, item: ModelBatchItem, result: ModelResult[Dig
     made = add_candidate(session, candidate, now)
     if made is not None and candidate.status == Status.SKIPPED:
         log_verdict(session, verdict, direction=DIRECTION, user_id=item.user_id, message_id=None, text=None)
+        metrics.boundary_fire(DIRECTION, verdict)
 
 
 register_job_planner(Job.DIGEST, plan_digest)

@@ -32,6 +32,7 @@ from models.boundary import log_verdict
 from models.ledger import WorldFact
 from models.notifications import add_candidate, open_followups, quiet_users
 from models.selflog import entries_about_user
+from workers import metrics
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
@@ -71,6 +72,7 @@ def store(candidate: followups.NewCandidate, verdict: Verdict, now: datetime) ->
             return "known"
         if candidate.status == Status.SKIPPED:
             log_verdict(session, verdict, direction=DIRECTION, user_id=candidate.user_id, message_id=None, text=None)
+            metrics.boundary_fire(DIRECTION, verdict)
             return "skipped"
     return "made"
 

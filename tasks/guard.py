@@ -29,6 +29,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from ella.contract import IngestPayload
 from models.boundary import log_verdict
+from workers import metrics
 from workers.app import app
 from workers.db import session_scope
 from workers.redis_conn import get_redis
@@ -78,6 +79,7 @@ def boundary_regression(self: ReliableTask) -> dict[str, Any]:
         log.warning("boundary regression: %d of %d corpus lines left unchecked before the time limit",
                     counts["unchecked"], len(texts))  # fmt: skip
     log.info("boundary regression over %d messages: %s", len(texts), counts)
+    metrics.regression_run(counts)
     return counts
 
 
@@ -122,4 +124,5 @@ def check_line(run: str, i: int, text: str, counts: dict[str, int]) -> None:
                 verdict.category, verdict.matched, i + 1)  # fmt: skip
     with session_scope() as session:
         log_verdict(session, verdict, direction="regression", user_id=None, message_id=payload.message_id, text=None)
+    metrics.regression_fire(verdict)
     get_redis().incr(alert_counter_key())

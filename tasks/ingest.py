@@ -49,7 +49,7 @@ from models.outbox import OutboxRecord
 from models.pending_effects import Effect, owe
 from models.selflog import add_entries
 from models.turns import find_message, store_exchange
-from workers import effects, events, inbox
+from workers import effects, events, inbox, metrics
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
@@ -258,6 +258,7 @@ def ingest(
         # held usage rows are written when the task ends
         return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {"owed_by": True}
     usage.clear()  # committed with the turn
+    metrics.turn(outcome.reply, outcome.fires)
     if forgetting is not None:
         forget_outside(payload.user_id, forgetting)
     return publish(record, wait_until(publish_by)), follow
@@ -296,6 +297,7 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
                 time.monotonic() + settings.publish_retry_window_s, started + settings.task_soft_time_limit_s - 2
             )
             stream_id, follow = ingest(payload, self.request.id, final, publish_by)
+            metrics.reply_latency(started)
     except MalformedPayload:
         # dead-lettered: nothing to re-send (another user's entry under the same message_id stays)
         inbox.forget(get_redis(), kwargs.get("user_id"), kwargs.get("message_id"))

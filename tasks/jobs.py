@@ -45,6 +45,7 @@ from ella.jobs import (
 from ella.llm.types import TransientModelError
 from models import runs
 from models.base import utcnow
+from workers import metrics
 from workers.app import app
 from workers.db import session_scope
 from workers.dead_letters import record_dead_letter
@@ -222,6 +223,7 @@ def run_chunk(chunk_id: int, now: datetime, task_id: str | None = None) -> dict[
             CHUNK_FAILED_TASK, task_id, f"{job_name} planning failed for user {user_id}: {reason}", [],
             {"user_id": user_id, "job": job_name, "chunk_id": chunk_id},
         )  # fmt: skip
+    metrics.job_chunk(job_name, len(members), len(failures))
     return {"users": len(members), "requests": requests, "idle": idle, "failed": len(failures), **skipped}
 
 

@@ -44,7 +44,7 @@ from models.notifications import (
     unpublished_notifications,
 )
 from models.pending_effects import PendingEffects, owe
-from workers import effects, events
+from workers import effects, events, metrics
 from workers.app import app
 from workers.db import autocommit_scope, session_scope
 from workers.dead_letters import record_dead_letter
@@ -286,6 +286,7 @@ class Pass:
             if len(dues) < page:
                 break
         counts = dict(self.counts)
+        metrics.notification_pass(counts)
         if any(counts.values()):
             log.info("notification dispatch: %s", counts)
         return counts

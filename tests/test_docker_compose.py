@@ -204,6 +204,7 @@ OPERATOR_ENV = {
     "ELLA_LLM_PROVIDER": "offline",
     "FLOWER_BASIC_AUTH": "u:p",
     "ELLA_INSPECT_BASIC_AUTH": "u:p",
+    "ELLA_METRICS_BASIC_AUTH": "u:p",
     **{f"ELLA_REDIS_{user}_PASSWORD": f"redis-{user.lower()}" for user in ("GATEWAY", "WORKER", "BEAT", "FLOWER")},
     **{f"ELLA_PG_{role}_PASSWORD": f"pg-{role.lower()}" for role in ("OWNER", "WORKER", "BEAT", "INSPECT")},
     "POSTGRES_PASSWORD": "bootstrap",
@@ -277,6 +278,8 @@ IDENTITIES: dict[str, tuple[str | None, str | None]] = {
     "beat": ("ella_beat", "beat"),
     "flower": (None, "flower"),
     "inspect": ("ella_inspect", None),
+    # The metrics endpoint reads the queue lengths as Flower does (LLEN), as Flower's user; no database.
+    "metrics": (None, "flower"),
 }
 PG_URL = re.compile(r"postgresql\+psycopg://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):5432/([^/?]+)")
 REDIS_URL = re.compile(r"redis://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):6379/(\d+)")
@@ -595,3 +598,59 @@ def test_compose_needs_the_provider_named_and_workers_refuse_anthropic_without_a
         assert live.offline_refusal() is None and live.llm_engine == "anthropic"
         keyless = settings_for({"ELLA_LLM_PROVIDER": "anthropic"}).offline_refusal()
         assert keyless is not None and "no API key" in keyless
+
+
+# --- the Prometheus endpoint and the multiprocess files (workers/metrics.py) -----------------------------------------
+
+
+def metrics_services() -> dict[str, dict[str, Any]]:
+    return {n: s for n, s in our_services().items() if argv(s)[:3] == ["ella", "metrics", "serve"]}
+
+
+def test_the_metrics_endpoint_requires_its_auth_from_compose_and_is_published_on_loopback_only(monkeypatch):
+    """`ella metrics serve` refuses to start without ELLA_METRICS_BASIC_AUTH; compose refuses first, passes it by
+    environment (not in the process list) and publishes the endpoint on the host's loopback only."""
+    services = metrics_services()
+    assert len(services) == 1, f"metrics endpoints: {sorted(services)}"
+    ((name, service),) = services.items()
+    auth = environment(service).get("ELLA_METRICS_BASIC_AUTH", "")
+    assert re.fullmatch(r"\$\{ELLA_METRICS_BASIC_AUTH:\?[^}]+\}", auth), f"not required by compose: {auth!r}"
+    with pytest.raises(ValueError, match="ELLA_METRICS_BASIC_AUTH"):
+        interpolate(auth, OPERATOR_ENV | {"ELLA_METRICS_BASIC_AUTH": ""})
+    assert "basic" not in " ".join(argv(service)).lower()
+    assert container_settings(service, monkeypatch).metrics_basic_auth is not None  # the variable feeds the setting
+    ports = [str(p) for p in service.get("ports") or []]
+    assert ports and all(p.startswith("127.0.0.1:") for p in ports), f"{name} published on {ports}"
+    assert option_values(argv(service), "--port")[-1] in [p.rsplit(":", 1)[-1] for p in ports]
+    assert depends_on(service).get("redis") == "service_healthy"
+
+
+def dockerfile_user_id() -> str:
+    users = [rest for keyword, rest in dockerfile_instructions() if keyword == "USER"]
+    return users[-1].split(":")[0]
+
+
+def test_workers_beat_and_the_endpoint_share_one_metrics_volume_the_image_user_may_write(monkeypatch):
+    """Each worker and beat writes its multiprocess files under ELLA_METRICS_DIR and the endpoint sums what is
+    there: one declared volume, mounted at the directory each one's settings resolve; in memory and owned by the
+    image's (unprivileged) user, since the directory is not in the image for a new volume to copy its owner from."""
+    writers = [*celery_services("worker"), *celery_services("beat")]
+    readers = list(metrics_services())
+    assert writers and readers
+    sources = set()
+    for name in writers + readers:
+        directory = container_settings(SERVICES[name], monkeypatch).metrics_dir
+        assert directory is not None and directory.is_absolute(), f"{name}: ELLA_METRICS_DIR {directory}"
+        source = named_volume_at(SERVICES[name], str(directory))
+        assert source, f"{name}: nothing mounted at {directory}"
+        sources.add(source)
+    assert len(sources) == 1, f"the writers and the endpoint mount different volumes: {sorted(sources)}"
+    (source,) = sources
+    volume = (COMPOSE.get("volumes") or {}).get(source) or {}
+    options = volume.get("driver_opts") or {}
+    assert options.get("type") == "tmpfs", f"{source}: not in memory: {volume}"
+    mount_options = dict(o.partition("=")[::2] for o in str(options.get("o", "")).split(","))
+    assert mount_options.get("uid") == dockerfile_user_id(), f"{source}: not owned by the image's user: {volume}"
+    for name, service in our_services().items():
+        if name not in writers + readers:
+            assert "ELLA_METRICS_DIR" not in environment(service), f"{name} writes metrics nobody mounts"

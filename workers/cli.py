@@ -131,6 +131,22 @@ def inspect(
     raise typer.Exit(serve(host=host, port=port))
 
 
+metrics_cli = typer.Typer(help="Prometheus metrics (workers/metrics.py).", no_args_is_help=True)
+cli.add_typer(metrics_cli, name="metrics")
+
+
+@metrics_cli.command("serve")
+def metrics_serve(
+    port: int = typer.Option(9464, help="Port to listen on."),
+    host: str = typer.Option("127.0.0.1", help="Address to bind (loopback unless told otherwise)."),
+) -> None:
+    """/metrics for Prometheus: every worker's and beat's files under ELLA_METRICS_DIR, summed, and the queue
+    depths read from Redis at each scrape; behind ELLA_METRICS_BASIC_AUTH (it refuses to start without)."""
+    from workers.metrics import serve
+
+    raise typer.Exit(serve(host=host, port=port))
+
+
 @db_cli.command("upgrade")
 def db_upgrade(revision: str = typer.Argument("head")) -> None:
     """Apply migrations up to REVISION (default: head)."""

@@ -27,6 +27,7 @@ from ella.contract import OutboxEntry
 from models import DeadLetter
 from models.base import utcnow
 from models.erasure import is_forgotten, tombstone_key
+from workers import metrics
 from workers.db import session_scope
 from workers.outbox_stream import publish_once
 from workers.redis_conn import get_redis
@@ -106,6 +107,7 @@ def record_dead_letter(
         session.flush()
         row_id = row.id
     code = rejections.code_for(row.reason)
+    metrics.dead_letter(task_name, code)
     log.warning("dead-lettered %s (dead_letters.id=%s): %s", task_name, row_id, code, extra={"task_id": task_id})
     publish_rejection(
         task_name, task_id, reason_given, row.reason, given_kwargs, in_reply_to=in_reply_to, fallback=str(row_id)

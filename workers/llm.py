@@ -22,6 +22,7 @@ from ella.llm.offline import OfflineProvider
 from ella.llm.port import CallRecord, ModelPort
 from ella.llm.types import Provider, TransientModelError
 from models.usage import insert_usage, usage_row
+from workers import metrics
 from workers.db import session_scope
 from workers.llm_slots import ModelSlots
 from workers.redis_conn import get_redis
@@ -79,6 +80,7 @@ def write_usage(rows: list[dict[str, Any]], session: Session | None = None) -> N
 
 def record_usage(call: CallRecord, batch: bool = False) -> None:
     """The port's sink: held for the running task's usage batch if one is open, else written now."""
+    metrics.model_call(call, batch)
     held = _held.get()
     if held is not None:
         held.append(usage_row(call, batch))
