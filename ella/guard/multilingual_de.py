@@ -1001,8 +1001,9 @@ _MANIPULATION_MORE: tuple[Rule, ...] = (
         "manipulation.de.special_mode",
         M,
         HIGH,
-        r"\b(?:entwicklermodus|developer[- ]?mode|dev[- ]?modus|admin[- ]?modus|adminmodus|"
-        r"debug[- ]?modus|debugmodus|god[- ]?mode|gott[- ]?modus|unzensiert\w*[- ]?modus|root[- ]?modus)\b|"
+        # the German words only: "developer mode", "god mode" are English, read (with their guards) by manipulation.py
+        r"\b(?:entwicklermodus|dev[- ]?modus|admin[- ]?modus|adminmodus|"
+        r"debug[- ]?modus|debugmodus|gott[- ]?modus|unzensiert\w*[- ]?modus|root[- ]?modus)\b|"
         r"\b(?:aktivier\w*|wechsel\w*|schalt\w*|starte|geh)\s+(?:\w+\s+){0,2}?(?:in den\s+)?(?:jailbreak\w*|"
         r"jailbreak-modus|wartungsmodus|"
         r"testmodus|freien modus|uneingeschrankten modus|unzensierten modus|modus ohne " + _LIMITS_DE + r")\b",
