@@ -13,10 +13,9 @@ mark keeps the learned model from overturning it). Idioms that are not crisis ("
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from ella.guard.rules import Guard, Rule, all_of, rule, stretch, unless
+from ella.guard.rules import Guard, Rule, all_of, ends_before, occurs_before, rule, unless
 from ella.guard.types import Category, Severity
 
 C, R, P, M = (
@@ -41,14 +40,11 @@ _THIRD = r"\b(?:er|sie|mein (?:freund|bruder|vater|sohn|kollege)|meine (?:freund
 
 
 def _not_after(pattern: str, window: int = 45) -> Guard:
-    """Reject a match when ``pattern`` ends right before it (within ``window`` characters, commas included)."""
-    compiled = re.compile(stretch(pattern) + r"\s*$")
-    return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
+    return ends_before(pattern, window)
 
 
 def _reported(window: int = 60) -> Guard:
-    compiled = re.compile(stretch(_REPORTED))
-    return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
+    return occurs_before(_REPORTED, window)
 
 
 # "ich lieb dich, Pizza": an avowal to food or a weekday, anywhere in the message

@@ -12,9 +12,7 @@ a negator where the pattern itself says "plus" ("je veux plus vivre" is the risk
 
 from __future__ import annotations
 
-import re
-
-from ella.guard.rules import Guard, Rule, all_of, rule, stretch, unless
+from ella.guard.rules import Guard, Rule, all_of, ends_before, occurs_before, rule, unless
 from ella.guard.types import Category, Severity
 
 C, R, P, M = (
@@ -35,14 +33,11 @@ _REPORTED = r"\b(?:dit|disait|a dit|ecrit|chante|chanson|film|serie|livre|titre|
 
 
 def _not_after(pattern: str, window: int = 40) -> Guard:
-    """Reject a match when ``pattern`` ends right before it (within ``window`` characters, commas included)."""
-    compiled = re.compile(stretch(pattern) + r"\s*$")
-    return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
+    return ends_before(pattern, window)
 
 
 def _reported(window: int = 60) -> Guard:
-    compiled = re.compile(stretch(_REPORTED))
-    return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
+    return occurs_before(_REPORTED, window)
 
 
 _NEG_OR_REPORTED = all_of(_not_after(_NEGATED_BEFORE), _reported())

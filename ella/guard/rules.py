@@ -144,6 +144,19 @@ def preceded_by(pattern: str, window: int = 40) -> Guard:
     return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is None
 
 
+def ends_before(pattern: str, window: int = 40) -> Guard:
+    """Reject a match when ``pattern`` ends right before it (within ``window`` characters, commas included): a
+    negation in a language whose negators ``is_negated`` does not know ("ich würde nie", "je ne vais pas")."""
+    compiled = re.compile(stretch(pattern) + r"\s*$")
+    return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
+
+
+def occurs_before(pattern: str, window: int = 60) -> Guard:
+    """Reject a match when ``pattern`` occurs in the ``window`` characters before it (reported speech, a title)."""
+    compiled = re.compile(stretch(pattern))
+    return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
+
+
 def all_of(*guards: Guard) -> Guard:
     """Reject a match when any of ``guards`` rejects it ("needs a first person" and "not about a hobby")."""
     return lambda text, m: any(g(text, m) for g in guards)
