@@ -297,7 +297,7 @@ def test_the_static_page_needs_no_server(migrated_db):
 # --- in a real browser -------------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is missing: `make test` installs it (make browser)")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is missing: `make browser` installs it")
 def test_in_a_browser_the_reflection_leads_to_its_evidence_and_a_fact_to_the_one_it_replaced(server, tmp_path):
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect, sync_playwright
