@@ -137,7 +137,7 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
             concurrency=concurrency,
             log_path=VAR / "log" / f"worker-{uuid.uuid4().hex[:6]}.log",
             env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": migrated_db, **(env or {})},
-            extra_args=with_warm_guard(extra_args or []),
+            extra_args=extra_args or [],
         ).start()
         started.append(worker)
         if wait:
@@ -147,20 +147,6 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
     yield start
     stop_together(started, timeout=20)
     get_redis().delete(*get_settings().queues, slots)
-
-
-WARM_GUARD = "tests.support.warm_guard"
-
-
-def with_warm_guard(extra_args: list[str]) -> list[str]:
-    """``extra_args`` with tests/support/warm_guard.py among the worker's ``-I`` modules (one ``-I`` only: a
-    second one would replace the first)."""
-    args = list(extra_args)
-    if "-I" in args:
-        at = args.index("-I") + 1
-        args[at] = f"{WARM_GUARD},{args[at]}"
-        return args
-    return ["-I", WARM_GUARD, *args]
 
 
 def stop_together(workers: list[WorkerProcess], timeout: float) -> None:

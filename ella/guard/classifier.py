@@ -7,9 +7,10 @@ must not hide a genuine one later in the same message.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
 
-from ella.guard import crisis, crisis_signals, manipulation, multilingual, physical, romance
 from ella.guard import semantic as semantic_stage
 from ella.guard.language import read_language
 from ella.guard.model import load_model
@@ -18,16 +19,41 @@ from ella.guard.prefilter import PrefilterIndex, squeeze
 from ella.guard.rules import Hit, Rule, RuleSet, find
 from ella.guard.types import PRECEDENCE, ROUTE_FOR, Category, Route, Severity, Verdict
 
-RULES: dict[Category, tuple[Rule, ...]] = {
-    Category.EMOTIONAL_CRISIS: crisis.RULES + crisis_signals.RULES + multilingual.CRISIS,
-    Category.PHYSICAL_ESCALATION: physical.RULES + multilingual.PHYSICAL,
-    Category.MANIPULATION: manipulation.RULES + multilingual.MANIPULATION,
-    Category.ROMANTIC_AVOWAL: romance.RULES + multilingual.ROMANCE,
-}
-_INDEX = PrefilterIndex(
-    {a for rules in RULES.values() for r in rules for alt in r.prefilter or () for s in alt for a in s}
-)
-_SETS = {category: RuleSet(rules) for category, rules in RULES.items()}
+
+@dataclass(frozen=True)
+class CompiledRules:
+    rules: dict[Category, tuple[Rule, ...]]
+    index: PrefilterIndex
+    sets: dict[Category, RuleSet]
+
+
+@cache
+def compiled_rules() -> CompiledRules:
+    """Every category's rules, compiled once per process, on first use. Why not at import: the five languages'
+    patterns take about two seconds of CPU to compile, and every process that imports the guard (each CLI command,
+    beat, Flower) would pay it whether it classifies or not. A worker compiles them before its pool forks
+    (``workers.app``), so its children inherit them."""
+    from ella.guard import crisis, crisis_signals, manipulation, multilingual, physical, romance
+
+    rules = {
+        Category.EMOTIONAL_CRISIS: crisis.RULES + crisis_signals.RULES + multilingual.CRISIS,
+        Category.PHYSICAL_ESCALATION: physical.RULES + multilingual.PHYSICAL,
+        Category.MANIPULATION: manipulation.RULES + multilingual.MANIPULATION,
+        Category.ROMANTIC_AVOWAL: romance.RULES + multilingual.ROMANCE,
+    }
+    index = PrefilterIndex(
+        {a for group in rules.values() for r in group for alt in r.prefilter or () for s in alt for a in s}
+    )
+    return CompiledRules(rules, index, {category: RuleSet(group) for category, group in rules.items()})
+
+
+def __getattr__(name: str) -> Any:
+    """``RULES``: every category's rules (compiled on first access, like ``compiled_rules``)."""
+    if name == "RULES":
+        return compiled_rules().rules
+    raise AttributeError(name)
+
+
 _OK = Verdict(Category.OK, Severity.NONE, Route.GENERATE)
 _WINDOW = 4000  # characters classified at once: the cost of one window is bounded
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one
@@ -82,13 +108,14 @@ def _second_opinion(normalised: str, set_aside: set[Category]) -> Verdict:
 
 
 def _classify_window(text: str, learned: bool, semantic: bool = False) -> Verdict:
-    variants = [(v, _INDEX.present(squeeze(v))) for v in normalise_variants(text)]
+    compiled = compiled_rules()
+    variants = [(v, compiled.index.present(squeeze(v))) for v in normalise_variants(text)]
     negated_crisis: Hit | None = None
     set_aside: set[Category] = set()
     for category in PRECEDENCE:
         best: Hit | None = None
         for variant, present in variants:
-            for hit in find(_SETS[category].candidates(present), variant, present, set_aside):
+            for hit in find(compiled.sets[category].candidates(present), variant, present, set_aside):
                 if hit.negated:
                     if category is Category.EMOTIONAL_CRISIS and negated_crisis is None:
                         negated_crisis = hit
