@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 RUNTIME := $(VENV)/.runtime-stamp
 SEMANTIC := $(VENV)/.semantic-stamp
 # Test processes (pytest-xdist). Most tests wait on a worker subprocess, Redis or PostgreSQL, so two processes
-# on two cores halve the wall time (on the last machine 21 min serial, 12.5 min with 2; here 8 min with 2); each
+# on two cores halve the wall time (once 21 min serial, 12.5 min with 2; 25 min with 2 for 3,571 tests); each
 # has its own queues, stream, key prefix and scratch databases (tests/support/scratch.py). --dist loadfile keeps a
 # file's tests in one process.
 PYTEST_WORKERS ?= 2

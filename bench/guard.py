@@ -158,7 +158,7 @@ def figures_of(report: dict) -> dict[str, object]:
     }
 
 
-def generalization(classifier) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def generalization(classifier, semantic: bool = False) -> dict[str, object]:  # type: ignore[no-untyped-def]
     """Recall and false positives on each file of issue 25's material, per language for the multilingual ones,
     and on the conversations' last user turn read alone (what a guard without context sees)."""
     out: dict[str, object] = {}
@@ -185,7 +185,7 @@ def generalization(classifier) -> dict[str, object]:  # type: ignore[no-untyped-
         status = NEW_MATERIAL_STATUS["conversations"]
         for name, report in (
             ("conversations_last_turn_alone", evaluate(rows, classifier)),
-            ("conversations_in_context", evaluate(in_context, lambda pair: in_conversation(pair, classifier))),
+            ("conversations_in_context", evaluate(in_context, lambda pair: in_conversation(pair, semantic))),
         ):
             out[name] = {
                 "status": status,
@@ -196,14 +196,11 @@ def generalization(classifier) -> dict[str, object]:  # type: ignore[no-untyped-
     return out
 
 
-def in_conversation(pair, classifier):  # type: ignore[no-untyped-def]
-    """The inbound guard in context (``ella.guard.conversation``) with ``classifier`` for the message alone."""
-    from functools import partial
-
+def in_conversation(pair, semantic: bool):  # type: ignore[no-untyped-def]
+    """The inbound guard in context (``ella.guard.conversation``), with or without the semantic stage."""
     from ella.guard import conversation
 
     text, earlier = pair
-    semantic = getattr(classifier, "keywords", {}).get("semantic", False) if isinstance(classifier, partial) else False
     return conversation.classify_in_conversation(text, earlier, semantic=semantic)
 
 
@@ -282,7 +279,7 @@ def semantic_figures(messages: list[str], calls: int, turns: list[str]) -> dict[
     if turns:
         flagged = sum(1 for t in turns if with_stage(t).category != "ok")
         out["everyday_false_alarm_rate"] = round(flagged / len(turns), 4)
-    out["generalization"] = generalization(with_stage)
+    out["generalization"] = generalization(with_stage, semantic=True)
     print(f"== with the semantic stage: {json.dumps(out)}")
     return out
 

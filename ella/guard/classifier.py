@@ -59,12 +59,14 @@ _WINDOW = 4000  # characters classified at once: the cost of one window is bound
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one
 
 
-def classify(text: str, *, learned: bool = True, semantic: bool = False) -> Verdict:
+def classify(text: str, *, learned: bool = True, semantic: bool = False, language: bool = True) -> Verdict:
     """The boundary verdict for one inbound message (or, with ``learned=False``, a candidate reply).
 
     ``learned``: let the learned second opinion speak when the rules are silent. It was trained on what users
     write, so Ella's own replies are judged by the rules alone. ``semantic``: after both, the sentence-model
     head (``ella.guard.semantic``, ``ELLA_GUARD_SEMANTIC``) under the same constraints; off, nothing of it loads.
+    ``language``: read the message's language (``with_language``); the conversation's reading of earlier turns and
+    of the turns joined needs only their category, not another pass of the identifier.
 
     A long message is classified in overlapping windows and the gravest verdict wins, so a crisis sentence
     at the end of a long paste is not missed; the cost stays linear in the length, which the ingest contract
@@ -78,7 +80,7 @@ def classify(text: str, *, learned: bool = True, semantic: bool = False) -> Verd
         step = _WINDOW - _OVERLAP
         windows = range(0, len(text) - _OVERLAP, step)
         verdict = min((_classify_window(text[i : i + _WINDOW], learned, semantic) for i in windows), key=_gravity)
-    return with_language(verdict, text) if learned else verdict
+    return with_language(verdict, text) if learned and language else verdict
 
 
 def with_language(verdict: Verdict, text: str) -> Verdict:

@@ -173,8 +173,8 @@ def classify_in_conversation(
             return answered
     if not before:
         return verdict
-    together = classify(". ".join([*before, text]), semantic=semantic)
-    alone = [classify(t) for t in before]
+    together = classify(". ".join([*before, text]), semantic=semantic, language=False)
+    alone = [classify(t, language=False) for t in before]
     if not any(v.category is Category.EMOTIONAL_CRISIS for v in alone):
         # a rule that fires only on the messages together; or the model sure of them, ending on a short line
         # ("you'll see", "just after"): long, warm turns between friends and a cheerful goodbye are not read so
