@@ -25,13 +25,18 @@ RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))
 # Everything the wheel packages (pyproject.toml: packages.find include, py-modules, package data such as
 # migrations/script.py.mako). tests/test_docker_compose.py checks this list against pyproject.toml.
 COPY README.md beat_schedule.py ./
+COPY adapters ./adapters
 COPY workers ./workers
 COPY tasks ./tasks
 COPY models ./models
 COPY ella ./ella
 COPY migrations ./migrations
+COPY cli ./cli
+COPY operator_page ./operator_page
+COPY demo ./demo
+COPY gateway ./gateway
 RUN pip install -c constraints.txt . \
-    && python -c "import beat_schedule, migrations, workers.cli"
+    && python -c "import beat_schedule, migrations, cli.main"
 
 # --- runtime: the virtualenv only (no source tree, no build leftovers), run by an unprivileged user ---
 FROM python:3.11-slim

@@ -9,7 +9,7 @@ from celery.schedules import crontab
 from workers.routing import Queue, TaskName
 
 if TYPE_CHECKING:
-    from workers.settings import Settings
+    from adapters.settings import Settings
 
 
 def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:

@@ -34,8 +34,8 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
+from adapters.settings import get_settings  # noqa: E402
 from bench.compose_inbound import ComposeInbound, Replies  # noqa: E402
-from workers.settings import get_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,10 +51,10 @@ def run(
 ) -> dict[str, float | str | None]:
     os.environ["ELLA_DATABASE_URL"], drop = create_database(kind, f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR)
     get_settings.cache_clear()
-    from workers import db
+    from adapters import db
+    from adapters.redis_conn import get_redis, redis_url
+    from gateway.client import enqueue_message
     from workers.app import app
-    from workers.gateway import enqueue_message
-    from workers.redis_conn import get_redis, redis_url
 
     settings = get_settings()
     db.upgrade()

@@ -5,9 +5,9 @@ every 40 of them citing earlier nodes, memos), ``--facts`` facts in chains (abou
 twice), 300 conversations of 10 exchanges, a self-log, notifications, boundary fires and model calls over 60
 days; and a fleet of ``--fleet-users`` other users with messages, calls, reflections and dead letters. Then it
 renders the user's page and the fleet page ``--repeat`` times each (after one warm-up) through the same functions
-the server calls (``workers.inspect.render_user_page`` / ``render_fleet_page``) and reports the median.
+the server calls (``operator_page.page.render_user_page`` / ``render_fleet_page``) and reports the median.
 
-What keeps it fast is the caps in ``workers/inspect.py`` (200 newest nodes, 200 newest chains, 20
+What keeps it fast is the caps in ``operator_page/page.py`` (200 newest nodes, 200 newest chains, 20
 conversations...), the page saying when it cut; the counter's replay reads only its window (a SUM gives where
 it starts).
 
@@ -113,6 +113,7 @@ def rows_for_user(memories: int, facts: int, rng: random.Random) -> dict[str, li
 def populate(memories: int, facts: int, fleet_users: int) -> None:
     from sqlalchemy import insert
 
+    from adapters import db
     from models import Conversation, MemoryNode, ModelCall, User, WorldFact
     from models.boundary import BoundaryEvent
     from models.dead_letter import DeadLetter
@@ -120,7 +121,6 @@ def populate(memories: int, facts: int, fleet_users: int) -> None:
     from models.notifications import NotificationCandidate
     from models.outbox import OutboxRecord
     from models.selflog import SelfLogEntry
-    from workers import db
 
     rng = random.Random(16)
     heavy = rows_for_user(memories, facts, rng)
@@ -200,11 +200,11 @@ def median_ms(fn: Any, repeat: int) -> float:
 def run(backend: str, memories: int, facts: int, fleet_users: int, repeat: int) -> dict[str, Any]:
     url, drop = create_database(backend, f"ella_insp_{RUN}_{backend[:2]}", VAR)
     os.environ["ELLA_DATABASE_URL"] = url
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
-    from workers import db
-    from workers.inspect import render_fleet_page, render_user_page
+    from adapters import db
+    from operator_page.page import render_fleet_page, render_user_page
 
     try:
         db.upgrade()

@@ -12,7 +12,7 @@
 4. A user who chats 20 times a day (at random times between 08:00 and 23:00 local) for ``--days`` days:
    ticks per subject per day, and the ticks that came sooner than their subject's staleness after the one before
    (aim: 0, i.e. one tick per subject per staleness period).
-5. Image renders under 16 concurrent first references (``workers.images.renders_under_concurrency``; aim: 1).
+5. Image renders under 16 concurrent first references (``adapters.images.renders_under_concurrency``; aim: 1).
 
     python bench/lazy_world.py [--users 1000] [--passes 3] [--days 7] [--backend postgresql|sqlite]
 
@@ -137,12 +137,12 @@ def main() -> None:
 
     url, drop = create_database(args.backend, f"ella_lw_{RUN}", VAR)
     os.environ["ELLA_DATABASE_URL"] = url
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
+    from adapters import db
+    from adapters.world_cache import LazyWorldCache, cache_key
     from models import User
-    from workers import db
-    from workers.world_cache import LazyWorldCache, cache_key
 
     db.upgrade()
     rng = random.Random(14)
@@ -201,7 +201,7 @@ def main() -> None:
 
         renders: int | None = None
         try:
-            from workers.images import renders_under_concurrency
+            from adapters.images import renders_under_concurrency
         except ImportError:
             pass
         else:

@@ -163,11 +163,11 @@ def bulk_load(url: str, start: int, stop: int) -> None:
 def bench_ours(size: int, ops: int) -> dict[str, float]:
     from sqlalchemy import func, select
 
+    from adapters.db import autocommit_scope, session_scope
     from ella.ledger.rules import Writer
     from models import WorldFact
     from models.ledger import NewFact, current
     from models.supersession import supersede
-    from workers.db import autocommit_scope, session_scope
 
     with autocommit_scope() as s:
         sample = s.execute(
@@ -218,11 +218,11 @@ def writer_process(url: str, seed: int, n_ops: int, out: Any, steps: bool = Fals
     os.environ["ELLA_DATABASE_URL"] = url
     from sqlalchemy import select
 
+    from adapters.db import autocommit_scope, session_scope
     from ella.ledger.rules import FactConflict, Writer
     from models import WorldFact
     from models.ledger import NewFact, append
     from models.supersession import supersede
-    from workers.db import autocommit_scope, session_scope
 
     if steps:
         _force_steps()
@@ -254,10 +254,10 @@ def writer_process(url: str, seed: int, n_ops: int, out: Any, steps: bool = Fals
 def bench_concurrency(url: str, procs: int, per_proc: int, steps: bool = False) -> dict[str, Any]:
     from sqlalchemy import func, select
 
+    from adapters.db import autocommit_scope, session_scope
     from ella.ledger.rules import Writer
     from models import User, WorldFact
     from models.ledger import NewFact, append
-    from workers.db import autocommit_scope, session_scope
 
     with session_scope() as s:
         for u in range(CONCURRENT_USERS):
@@ -316,7 +316,7 @@ def main() -> None:
 
     url, drop = create_database("postgresql", f"ella_ledger_{RUN}", VAR)
     os.environ["ELLA_DATABASE_URL"] = url
-    from workers import db
+    from adapters import db
 
     db.upgrade()
     figures: dict[str, Any] = {}

@@ -33,11 +33,11 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
+from adapters.settings import Settings, get_settings  # noqa: E402
 from ella.llm.anthropic_provider import AnthropicProvider  # noqa: E402
 from ella.llm.kinds import Reply  # noqa: E402
 from ella.llm.port import CallRecord, ModelPort  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
-from workers.settings import Settings, get_settings  # noqa: E402
 
 WORLD_BRIEF = "\n".join(
     f"- {fact}"
@@ -129,11 +129,11 @@ def worker_economy(fake: FakeAnthropic) -> dict[str, float]:
     url, drop = create_database("sqlite", f"econ_{RUN}", VAR)
     os.environ["ELLA_DATABASE_URL"] = url
     get_settings.cache_clear()
-    from workers import db
+    from adapters import db
+    from adapters.redis_conn import get_redis, redis_url
+    from gateway.client import enqueue_message
     from workers.app import app
-    from workers.gateway import enqueue_message
     from workers.procs import WorkerProcess
-    from workers.redis_conn import get_redis, redis_url
 
     db.upgrade()
     settings = get_settings()
@@ -194,14 +194,14 @@ def digest_economy() -> dict[str, float]:
     """
     from sqlalchemy import select
 
+    from adapters import db
+    from adapters.model_batches import flush_pending
     from ella.jobs import Job
     from ella.llm.kinds import KINDS
     from ella.usage import PriceList, Tokens
     from models import Conversation, InboundMessage, ModelCall, User
     from tasks.jobs import run_inline
-    from workers import db
     from workers.app import app
-    from workers.model_batches import flush_pending
 
     url, drop = create_database("sqlite", f"digest_{RUN}", VAR)
     os.environ["ELLA_DATABASE_URL"] = url

@@ -70,8 +70,8 @@ def per_call_us(fn, texts: list[str], calls: int) -> float:
 def forget_cost(size: int, repeats: int = 5) -> float:
     folder = tempfile.mkdtemp(prefix="ella-bench-say-")
     os.environ["ELLA_DATABASE_URL"] = f"sqlite:///{folder}/bench.db"
-    from workers import db
-    from workers.settings import get_settings
+    from adapters import db
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
     db.upgrade()

@@ -27,7 +27,7 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
-from workers.settings import get_settings  # noqa: E402
+from adapters.settings import get_settings  # noqa: E402
 
 LINES = [
     "Morning Ella",
@@ -69,13 +69,13 @@ def main() -> None:
     get_settings.cache_clear()
     from sqlalchemy import func, select
 
+    from adapters import db
+    from adapters.redis_conn import redis_url
+    from gateway.client import enqueue_message
     from models import InboundMessage, MemoryNode, ModelCall
     from models.ledger import WorldFact
-    from workers import db
     from workers.app import app
-    from workers.gateway import enqueue_message
     from workers.procs import WorkerProcess
-    from workers.redis_conn import redis_url
 
     db.upgrade()
     settings = get_settings()

@@ -1,7 +1,7 @@
 """Replies per second when every model call takes seconds: the compose inbound worker against a slow API.
 
 Model calls are I/O. A worker that holds a process while it waits answers ``concurrency / latency`` replies
-a second however many calls the global in-flight cap (``ELLA_LLM_MAX_CONCURRENCY``, workers/llm_slots.py)
+a second however many calls the global in-flight cap (``ELLA_LLM_MAX_CONCURRENCY``, adapters/llm_slots.py)
 allows; the cap's own ceiling is ``cap / latency``. This runs the inbound worker exactly as
 docker-compose.yml starts it (its pool and concurrency; only the queue names are this run's), points it at
 the loopback Messages API (tests/support/fake_anthropic.py) answering every call after ``--latency``
@@ -29,9 +29,9 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
+from adapters.settings import get_settings  # noqa: E402
 from bench.compose_inbound import ComposeInbound, Replies  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
-from workers.settings import get_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,10 +43,10 @@ def run(
         "postgresql", f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR
     )
     get_settings.cache_clear()
-    from workers import db
+    from adapters import db
+    from adapters.redis_conn import get_redis, redis_url
+    from gateway.client import enqueue_message
     from workers.app import app
-    from workers.gateway import enqueue_message
-    from workers.redis_conn import get_redis, redis_url
 
     settings = get_settings()
     db.upgrade()

@@ -102,8 +102,8 @@ def counted_pass(now: datetime) -> tuple[dict[str, int], int, float]:
     """(what the pass did, statements it sent to the database, seconds)."""
     from sqlalchemy import event
 
+    from adapters.db import get_engine
     from tasks.notifications import dispatch
-    from workers.db import get_engine
 
     statements = 0
 
@@ -132,9 +132,9 @@ def main() -> None:
 
     url, drop = create_database("postgresql", f"ella_notif_{RUN}", VAR)
     os.environ["ELLA_DATABASE_URL"] = url
-    from workers import db
-    from workers.redis_conn import get_redis
-    from workers.settings import get_settings
+    from adapters import db
+    from adapters.redis_conn import get_redis
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
     db.upgrade()

@@ -46,9 +46,9 @@ from tests.support.scratch import create_database, scratch_run
 
 RUN, VAR = scratch_run("bench")
 
+from adapters.settings import get_settings  # noqa: E402
 from ella.jobs import Job  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic  # noqa: E402
-from workers.settings import get_settings  # noqa: E402
 
 NOW = datetime(2026, 11, 30, 7, 10, tzinfo=UTC)  # 07:10 UTC on a Monday: the digest slot of UTC+0 zones
 # UTC+0 on 30 November (no summer time then): their local 07:00 is in the same UTC hour slot.
@@ -111,7 +111,7 @@ def _copy(url: str, table: str, columns: str, rows: io.StringIO) -> None:
 
 def populate(users: int, active_share: float, name: str) -> Population:
     """A fresh migrated database with ``users`` users (every ``1/active_share``-th one active), COPYed in."""
-    from workers import db
+    from adapters import db
 
     started = time.perf_counter()
     url, drop = create_database("postgresql", f"{name}_{RUN}", VAR)
@@ -163,9 +163,9 @@ def port_for(fake: FakeAnthropic) -> Any:
 
 def ours(population: Population, fake: FakeAnthropic, poll: bool = False) -> dict[str, float]:
     """One digest pass: plan (chunks in this process) then flush to the loopback Batches server."""
+    from adapters.model_batches import flush_pending
+    from adapters.model_batches import poll as poll_batches
     from tasks.jobs import run_inline
-    from workers.model_batches import flush_pending
-    from workers.model_batches import poll as poll_batches
 
     use(population)
     port = port_for(fake)
@@ -217,8 +217,8 @@ def planner_memory(population: Population) -> float:
 
     from sqlalchemy import text
 
+    from adapters.db import session_scope
     from tasks.jobs import run_inline
-    from workers.db import session_scope
 
     use(population)
     with session_scope() as session:
@@ -240,12 +240,12 @@ def seed_way(population: Population, fake: FakeAnthropic) -> float:
     """The seed's digest: for every user, load their inputs and call the model synchronously, one by one."""
     from sqlalchemy import select
 
+    from adapters.db import autocommit_scope
     from ella import digest
     from ella.jobs import trigger_in_slot, zone_of
     from ella.llm.kinds import DigestAnswer
     from models import User
     from models import digest as queries
-    from workers.db import autocommit_scope
 
     use(population)
     port = port_for(fake)

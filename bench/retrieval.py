@@ -15,7 +15,7 @@ The last line is JSON with the numbers.
 
 With ``--store``, through the real store instead: for each of ``--sizes`` (10k and 100k), that many memories are
 written as one user's ``memory_nodes`` rows (PostgreSQL by default, ``--backend sqlite``; no conversations, so no
-context part) and retrieved as the reply does, through the per-process cache (``workers.memory_cache``): cold
+context part) and retrieved as the reply does, through the per-process cache (``adapters.memory_cache``): cold
 (the first retrieval builds the user's index from the rows; what the index holds is traced apart), warm
 (``--warm`` retrievals after a warm-up: the one query for the cache key and the touches since, then the ranking;
 p50, p90 and p99 of wall time, and this process's CPU time, less sensitive to other work on a shared machine),
@@ -243,8 +243,8 @@ def traced_index_mb(user: str, embedder: HashingEmbedder) -> float:
     import tracemalloc
 
     import ella.memory.retrieval as retrieval
+    from adapters import db
     from models.memory import node_rows
-    from workers import db
 
     gc.collect()
     tracemalloc.start()
@@ -265,8 +265,8 @@ def write_user(user: str, mem: Memories, n: int, epoch: datetime, model_id: str)
     """The first ``n`` synthetic memories as ``user``'s ``memory_nodes`` rows (no conversations)."""
     from sqlalchemy import insert
 
+    from adapters import db
     from models import MemoryNode, User
-    from workers import db
 
     with db.session_scope() as session:
         session.add(User(id=user))
@@ -297,10 +297,10 @@ def write_user(user: str, mem: Memories, n: int, epoch: datetime, model_id: str)
 def store_figures(args: argparse.Namespace, mem: Memories, n: int, user: str, epoch: datetime) -> dict[str, float]:
     """Cold, warm, after-a-new-node and old-way retrieval of ``user``'s ``n`` memories (see the docstring)."""
     import ella.memory.retrieval as retrieval
+    from adapters import db
+    from adapters.memory_cache import MemoryCache
     from models import MemoryNode
     from models.memory import node_rows, user_nodes
-    from workers import db
-    from workers.memory_cache import MemoryCache
 
     embedder = HashingEmbedder()
     now = epoch + timedelta(hours=float(mem.created_h[n - 1]) + 1.0)
@@ -401,10 +401,10 @@ def store(args: argparse.Namespace) -> None:
     run, var = scratch_run("bench")
     url, drop = create_database(args.backend, f"ella_rt_{run}", var)
     os.environ["ELLA_DATABASE_URL"] = url
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
-    from workers import db
+    from adapters import db
 
     try:
         db.upgrade()

@@ -29,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
+from adapters.settings import Settings
 from ella.llm import anthropic_provider
 from ella.llm.anthropic_provider import AnthropicProvider
 from ella.llm.kinds import KINDS
@@ -36,7 +37,6 @@ from ella.llm.port import CallRecord, ModelPort
 from ella.llm.prompts import template
 from ella.llm.types import TransientModelError
 from tests.support.fake_anthropic import FakeAnthropic
-from workers.settings import Settings
 
 FAULT_MIX = (
     "http_429",

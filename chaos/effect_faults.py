@@ -116,9 +116,9 @@ def noon_zone(now: datetime) -> str:
 
 def add_due_candidates(prefix: str, n: int, now: datetime) -> list[int]:
     """``n`` users, each with one due follow-up candidate (as the offline engine writes them); their ids."""
+    from adapters.db import session_scope
     from models import NotificationCandidate, User
     from models.notifications import based_on_json
-    from workers.db import session_scope
 
     zone = noon_zone(now)
     with session_scope() as s:
@@ -164,9 +164,9 @@ def notification_kill9(chaos: Chaos) -> dict[str, Any]:
     time a page's sends have just committed (its publishes and memory emits under way), ``len(KILLS)`` times:
     the pool child running the dispatch, or the whole worker (compose restarts it). Every notification must end
     on the stream exactly once, each with its memory."""
+    from adapters.settings import get_settings
     from workers.app import app
     from workers.routing import TaskName
-    from workers.settings import get_settings
 
     name = "notification_kill9"
     batch = get_settings().queue_batch
@@ -285,11 +285,11 @@ def world_write_redis_outage(chaos: Chaos) -> dict[str, Any]:
     """A user's world read (so cached, warm), her mood corrected by an operator (``ella ledger correct``, its
     own process) while Redis is shut down, Redis back: the next read must serve the new mood, not the cached
     one (whose staleness would keep it for 4 h)."""
+    from adapters.db import autocommit_scope, session_scope
+    from adapters.redis_conn import get_redis
+    from adapters.world_cache import read_world
     from models import User
     from models.ledger import current
-    from workers.db import autocommit_scope, session_scope
-    from workers.redis_conn import get_redis
-    from workers.world_cache import read_world
 
     name = "world_write_redis_outage"
     user = f"{name}-u0-{uuid.uuid4().hex[:6]}"

@@ -71,7 +71,7 @@ def bad_envelopes(inbound: str, cognition: str, user: str, seed: int = 11) -> li
 
 
 def envelopes(chaos: Chaos) -> dict[str, Any]:
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     settings = get_settings()
     name = "envelopes"
@@ -127,7 +127,7 @@ def deep_json_envelope(chaos: Chaos) -> dict[str, Any]:
     messages around them must be answered once."""
     from sqlalchemy import create_engine, text
 
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     settings = get_settings()
     name = "deep_json_envelope"

@@ -115,7 +115,7 @@ def _acked(chaos: Chaos, task_id: str) -> bool:
 
 def erasure_disk_scan(chaos: Chaos) -> dict[str, Any]:
     """Plant, erase, wait for both passes, scan Redis's data dir and PostgreSQL's heap files."""
-    from workers.gateway import forget_user
+    from gateway.client import forget_user
 
     name = "erasure_disk_scan"
     tag = uuid.uuid4().hex[:8]

@@ -305,8 +305,8 @@ class Chaos:
     # -- traffic -----------------------------------------------------------------------------------------------
 
     def send(self, message_id: str, user_id: str, text: str, bound: float = 60) -> None:
-        """``workers.gateway.enqueue_message`` as a gateway calls it: retried while the broker is away."""
-        from workers.gateway import enqueue_message
+        """``gateway.client.enqueue_message`` as a gateway calls it: retried while the broker is away."""
+        from gateway.client import enqueue_message
 
         deadline = time.monotonic() + bound
         while True:
@@ -361,7 +361,7 @@ class Chaos:
             window.done.set()
 
     def stream(self) -> list[tuple[str, dict[str, str]]]:
-        from workers.settings import get_settings
+        from adapters.settings import get_settings
 
         client = self.redis.client()
         entries: list[tuple[str, dict[str, str]]] = []
@@ -391,7 +391,7 @@ class Chaos:
         while time.monotonic() < settled:
             self.revive(wait=False)
             time.sleep(0.5)
-        from workers.settings import get_settings
+        from adapters.settings import get_settings
 
         cognition = get_settings().queue_cognition
         drain_until = time.monotonic() + drain_bound

@@ -127,7 +127,7 @@ def plain_reply(text: str) -> str:
 #
 # The same context the model is given, read by rules: the retrieved memories (``recalled``: the reply's ranked
 # memories with what a rule needs to know of them, ``ella.reply.recall_notes``) and the lazy world's values
-# (``world``: subject -> value, ``workers.world_cache``). A newcomer on the embedded default should see that Ella
+# (``world``: subject -> value, ``adapters.world_cache``). A newcomer on the embedded default should see that Ella
 # remembers an earlier conversation and that her world moves; the words stay plainly templated.
 
 # Life's gravest news: no template is tactful enough to retell it, whatever poignancy it was given.

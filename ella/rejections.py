@@ -17,7 +17,7 @@ Which requests answer elsewhere (no ``rejected`` entry, so each request gets one
   the task ran, a request id another user took, an erased user, a worker lost) have no answer and get a
   ``rejected`` entry.
 
-Plain Python: the worker side (what publishes the entry) is ``workers.dead_letters``.
+Plain Python: the worker side (what publishes the entry) is ``adapters.dead_letters``.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ CODES: dict[str, tuple[str, str]] = {
 }
 
 # The reasons written today (workers/reliability.py, workers/envelopes.py, workers/events.py,
-# workers/dead_letters.py, tasks/inbox.py, tasks/memory_requests.py, tasks/ingest.py, ella/reply.py), first
+# adapters/dead_letters.py, tasks/inbox.py, tasks/memory_requests.py, tasks/ingest.py, ella/reply.py), first
 # match wins: the specific ones before the general ones.
 _REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), code)

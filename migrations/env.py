@@ -5,8 +5,8 @@ from __future__ import annotations
 from alembic import context
 
 import models
-from workers.db import make_engine
-from workers.settings import get_settings
+from adapters.db import make_engine
+from adapters.settings import get_settings
 
 config = context.config
 target_metadata = models.Base.metadata

@@ -626,7 +626,7 @@ def _audit(session: Session, user_id: str) -> list[dict[str, Any]]:
 
 
 def _payload_pattern(user_id: str) -> str:
-    """The LIKE pattern of ``"user_id": "<id>"`` as ``workers.dead_letters.encode_payload`` wrote it (ASCII-escaped
+    """The LIKE pattern of ``"user_id": "<id>"`` as ``adapters.dead_letters.encode_payload`` wrote it (ASCII-escaped
     JSON), for an id the ``user_id`` column could not keep; the same match erasure uses."""
     escaped = json.dumps({"user_id": user_id}, ensure_ascii=True)[1:-1]
     return "%" + escaped.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -1,4 +1,4 @@
-"""Read-only loaders for the operator's page (``ella inspect``, ``workers/inspect.py``).
+"""Read-only loaders for the operator's page (``ella inspect``, ``operator_page/page.py``).
 
 Why a module of its own: the page asks questions no task asks (a user's boundary fires, the counter's whole
 history, the fleet's counts per day), and each is one query here, named after the question. Every loader of a

@@ -45,7 +45,7 @@ class MemoryNode(Provenanced, Base):
     __table_args__ = (
         Index("ix_memory_nodes_user_id_created_at", "user_id", "created_at"),
         Index("ix_memory_nodes_user_id_node_type_created_at", "user_id", "node_type", "created_at"),
-        # The per-process retrieval cache (workers/memory_cache.py) asks, per retrieval, for the user's newest
+        # The per-process retrieval cache (adapters/memory_cache.py) asks, per retrieval, for the user's newest
         # node, nodes after an id and nodes accessed since a time: each an index range, not a scan of the stream.
         Index("ix_memory_nodes_user_id_id", "user_id", "id"),
         Index("ix_memory_nodes_user_id_last_accessed_at", "user_id", "last_accessed_at"),

@@ -44,7 +44,7 @@ _prompt_engine: Callable[[], str | None] = _nobody_said
 
 
 def use_prompt_engine(source: Callable[[], str | None]) -> None:
-    """Say where the loaders learn the engine their rows are for (``workers.db`` passes this process's
+    """Say where the loaders learn the engine their rows are for (``adapters.db`` passes this process's
     configured provider). Why a source and not an argument: the engine is the process's, fixed by its settings,
     and every loader that feeds a prompt would otherwise take and pass it along unchanged."""
     global _prompt_engine

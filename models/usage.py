@@ -1,7 +1,7 @@
 """Model usage: one row per model call, whatever its outcome, so spend and failures can be audited.
 
 The rows are built here from the port's ``CallRecord`` (``usage_row``) and inserted in the caller's
-transaction (``insert_usage``); ``workers.llm`` decides when, holding a task's rows until it ends. What the
+transaction (``insert_usage``); ``adapters.llm`` decides when, holding a task's rows until it ends. What the
 tokens cost is ``ella.usage``'s business; this module only sums them per user per day.
 """
 

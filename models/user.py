@@ -49,7 +49,7 @@ class User(Base):
     # When Ella last reached out (any kind): the spacing rule reads it without scanning notifications.
     last_notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # Raised by every forget of one memory (models.forgetting): the per-process retrieval caches, which assume
-    # the stream only grows, rebuild the user's index when it moves (workers.memory_cache).
+    # the stream only grows, rebuild the user's index when it moves (adapters.memory_cache).
     memory_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 

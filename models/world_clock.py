@@ -6,7 +6,7 @@ Why one clearly named function: reading Ella's world used to write it behind a r
 must never write use ``models.ledger.current``.
 
 ``world_versions`` is here too: a per-user counter that every committed write to a lazy-world subject bumps in
-its own transaction, so a cached world (``workers.world_cache``) can tell, with one primary-key lookup, whether
+its own transaction, so a cached world (``adapters.world_cache``) can tell, with one primary-key lookup, whether
 it was computed from the database as it is now, even when the write's Redis invalidation was lost.
 """
 

@@ -12,6 +12,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+from adapters.model_batches import register_batch_handler
 from ella import arcs as rules
 from ella.jobs import ChunkPlan, Job, Member, register_job_planner, request_id
 from ella.llm.batches import NewBatchItem
@@ -21,7 +22,6 @@ from models.arcs import add_arc, arcs_before
 from models.batch import ModelBatchItem, context_of
 from models.chapters import StoryChapter, chapters_between
 from models.user import User
-from workers.model_batches import register_batch_handler
 
 PURPOSE = Job.ARCS.value
 KIND = RelationshipArc.kind

@@ -1,11 +1,11 @@
-"""The Message Batches service's periodic tasks; the service itself is ``workers/model_batches.py``."""
+"""The Message Batches service's periodic tasks; the service itself is ``adapters/model_batches.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from adapters.model_batches import flush_pending, poll
 from workers.app import app
-from workers.model_batches import flush_pending, poll
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
 

@@ -15,6 +15,8 @@ import logging
 from datetime import datetime
 from typing import Any
 
+from adapters.embedding_cache import shared_embedder
+from adapters.model_batches import register_batch_handler
 from ella import chapters as rules
 from ella.jobs import ChunkPlan, Job, Member, register_job_planner, request_id
 from ella.llm.batches import NewBatchItem
@@ -25,8 +27,6 @@ from models.base import utcnow
 from models.batch import ModelBatchItem, context_of
 from models.chapters import add_chapter, has_chapter, newest_self_logs, nodes_of_user, week_activity
 from models.memory import insert_node
-from workers.embedding_cache import shared_embedder
-from workers.model_batches import register_batch_handler
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,10 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.embedding_cache import shared_embedder
+from adapters.llm import get_port
+from adapters.settings import get_settings
 from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts
 from models.base import utcnow
 from models.conversation import Conversation, close_due
@@ -21,13 +25,9 @@ from models.memory import MemoryNode, expire_plans_before, insert_node
 from models.turns import conversation_transcript
 from workers import effects
 from workers.app import app
-from workers.db import autocommit_scope, session_scope
-from workers.embedding_cache import shared_embedder
-from workers.llm import get_port
 from workers.logs import user_scope
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

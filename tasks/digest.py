@@ -21,6 +21,8 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from adapters import metrics
+from adapters.model_batches import register_batch_handler
 from ella import digest
 from ella.guard import classify
 from ella.jobs import ChunkPlan, Job, Member, register_job_planner, request_id, zone_of
@@ -34,8 +36,6 @@ from models.base import utcnow
 from models.batch import ModelBatchItem, context_of
 from models.boundary import log_verdict
 from models.notifications import add_candidate
-from workers import metrics
-from workers.model_batches import register_batch_handler
 
 log = logging.getLogger(__name__)
 

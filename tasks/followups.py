@@ -22,6 +22,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from celery.exceptions import SoftTimeLimitExceeded
 
+from adapters import metrics
+from adapters.db import autocommit_scope, session_scope
+from adapters.dead_letters import record_dead_letter
+from adapters.llm import get_port
+from adapters.settings import get_settings
 from ella import selflog
 from ella.guard import Verdict, classify
 from ella.llm.kinds import NotificationBody
@@ -32,15 +37,10 @@ from models.boundary import log_verdict
 from models.ledger import WorldFact
 from models.notifications import add_candidate, open_followups, quiet_users
 from models.selflog import entries_about_user
-from workers import metrics
 from workers.app import app
-from workers.db import autocommit_scope, session_scope
-from workers.dead_letters import record_dead_letter
-from workers.llm import get_port
 from workers.logs import user_scope
 from workers.reliability import TRANSIENT_ERRORS, ReliableTask
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

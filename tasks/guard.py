@@ -27,16 +27,16 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 
+from adapters import metrics
+from adapters.db import session_scope
+from adapters.redis_conn import get_redis
+from adapters.reply_service import answer
+from adapters.settings import get_settings
 from ella.contract import IngestPayload
 from models.boundary import log_verdict
-from workers import metrics
 from workers.app import app
-from workers.db import session_scope
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
-from workers.reply_service import answer
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 REGRESSION_USER = "guard-regression"

@@ -3,7 +3,7 @@
 Why a task of its own, after the reply is sent: an image model call takes seconds and costs money, the user is
 not waiting for it, and most references find the picture already drawn (one indexed lookup, no render). The
 rule of when to draw (first reference, or a canon supersession of what the picture shows) is
-``ella.world.images.decide``; single flight across workers is ``workers.images.get_or_create``.
+``ella.world.images.decide``; single flight across workers is ``adapters.images.get_or_create``.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from adapters.db import autocommit_scope
+from adapters.images import get_or_create
 from ella.ledger.rules import TIER_RANK, Tier
 from ella.world import images
 from models import User
 from models.ledger import current
 from workers.app import app
-from workers.db import autocommit_scope
-from workers.images import get_or_create
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
 

@@ -1,4 +1,4 @@
-"""``ella.resend_unanswered_messages``: the sweep that answers messages a fault left unanswered (see workers.inbox).
+"""``ella.resend_unanswered_messages``: the sweep that answers messages a fault left unanswered (see adapters.inbox).
 
 Two looks, both idempotent (ingest dedups on the user's ``message_id`` in the database, and the outbox stream's
 publish is once per record):
@@ -19,17 +19,18 @@ from typing import Any
 import redis
 from sqlalchemy.exc import OperationalError
 
+from adapters import inbox
+from adapters.db import autocommit_scope
+from adapters.dead_letters import record_dead_letter
+from adapters.publishing import publish
+from adapters.redis_conn import get_redis
+from adapters.settings import get_settings
 from models.turns import reply_to
-from workers import effects, inbox
+from workers import effects
 from workers.app import app
-from workers.db import autocommit_scope
-from workers.dead_letters import record_dead_letter
-from workers.gateway import send_ingest
-from workers.publishing import publish
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
+from workers.sending import send_ingest
 
 log = logging.getLogger(__name__)
 

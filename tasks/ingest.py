@@ -4,7 +4,7 @@ Order of work, and why:
 1. validate (a malformed payload is dead-lettered, never retried);
 2. if the message is already stored, only make sure its reply is published (a repeat delivery changes
    nothing);
-3. the reply (``ella.reply``, wired in ``workers.reply_service``), outside any transaction (a model call may
+3. the reply (``ella.reply``, wired in ``adapters.reply_service``), outside any transaction (a model call may
    take seconds);
 4. store turn + reply in one transaction under the user's lock, with the reply's model usage, its boundary
    fires, the AI disclosure and Ella's self-statements (a concurrent duplicate loses on the unique
@@ -32,6 +32,17 @@ import redis
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from adapters import inbox, metrics
+from adapters.db import autocommit_scope, session_scope
+from adapters.dead_letters import record_dead_letter
+from adapters.embedding_cache import shared_embedder
+from adapters.forgetting import forget_outside
+from adapters.images import image_reference
+from adapters.llm import held_usage_rows, write_usage
+from adapters.publishing import publish, publish_stored_reply
+from adapters.redis_conn import get_redis
+from adapters.reply_service import answer, disclosure_policy, new_user_defaults
+from adapters.settings import get_settings
 from ella import seen as seen_map
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
 from ella.llm.types import TransientModelError
@@ -49,21 +60,11 @@ from models.outbox import OutboxRecord
 from models.pending_effects import Effect, owe
 from models.selflog import add_entries
 from models.turns import find_message, store_exchange
-from workers import effects, events, inbox, metrics
+from workers import effects, events
 from workers.app import app
-from workers.db import autocommit_scope, session_scope
-from workers.dead_letters import record_dead_letter
-from workers.embedding_cache import shared_embedder
-from workers.forgetting import forget_outside
-from workers.images import image_reference
-from workers.llm import held_usage_rows, write_usage
 from workers.logs import user_scope
-from workers.publishing import publish, publish_stored_reply
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
-from workers.reply_service import answer, disclosure_policy, new_user_defaults
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

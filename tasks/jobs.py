@@ -14,7 +14,7 @@ redelivery and a second beat, and cost nothing for an idle user. So:
   the chunk, all in one transaction: a redelivered chunk finds itself closed and does nothing, and a request
   id already queued is never queued again. One user whose planning fails is dead-lettered, not the chunk.
 
-The Batches service (``workers/model_batches.py``) submits and applies; beat's flush and poll drive it.
+The Batches service (``adapters/model_batches.py``) submits and applies; beat's flush and poll drive it.
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session
 
+from adapters import metrics
+from adapters.db import session_scope
+from adapters.dead_letters import record_dead_letter
+from adapters.model_batches import submit
+from adapters.settings import get_settings
 from ella.jobs import (
     USER_FAILED_TASK,
     ChunkPlan,
@@ -45,14 +50,9 @@ from ella.jobs import (
 from ella.llm.types import TransientModelError
 from models import runs
 from models.base import utcnow
-from workers import metrics
 from workers.app import app
-from workers.db import session_scope
-from workers.dead_letters import record_dead_letter
-from workers.model_batches import submit
 from workers.reliability import TRANSIENT_ERRORS, ReliableTask
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

@@ -23,6 +23,11 @@ from typing import Any
 
 from redis.exceptions import LockError
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.dead_letters import record_dead_letter
+from adapters.llm import get_port
+from adapters.redis_conn import get_redis
+from adapters.settings import get_settings
 from ella.guard import Category, classify
 from ella.ledger import consolidation, contests, extraction
 from ella.ledger.extraction import Action, may_retire, worth_extracting
@@ -37,14 +42,9 @@ from models.review import open_fact_ids, queue_review
 from models.supersession import resolve_contest, supersede
 from models.world_clock import advance_world
 from workers.app import app
-from workers.db import autocommit_scope, session_scope
-from workers.dead_letters import record_dead_letter
-from workers.llm import get_port
 from workers.logs import user_scope
-from workers.redis_conn import get_redis
 from workers.reliability import TRANSIENT_ERRORS, ReliableTask
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,11 @@ from typing import Any
 from redis.lock import Lock
 from sqlalchemy import select
 
+from adapters.db import session_scope
+from adapters.embedding_cache import shared_embedder
+from adapters.llm import get_port
+from adapters.redis_conn import get_redis
+from adapters.settings import get_settings
 from ella.memory.perceive import (
     DRAINS_TRIGGER,
     REPEAT_WINDOW,
@@ -43,14 +48,9 @@ from models.message import InboundMessage
 from models.user import User
 from workers import events
 from workers.app import app
-from workers.db import session_scope
-from workers.embedding_cache import shared_embedder
-from workers.llm import get_port
 from workers.logs import user_scope
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

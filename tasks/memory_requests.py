@@ -28,6 +28,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.embedding_cache import shared_embedder
+from adapters.forgetting import forget_outside
+from adapters.outbox_stream import publish_once
+from adapters.publishing import publish
+from adapters.redis_conn import get_redis
+from adapters.settings import get_settings
 from ella.contract import MalformedPayload, MemoryRequest, OutboxEntry, parse_memory_request
 from ella.usage import PriceList
 from models.base import utcnow
@@ -39,16 +46,9 @@ from models.outbox import OutboxRecord
 from models.user import User
 from workers import events
 from workers.app import app
-from workers.db import autocommit_scope, session_scope
-from workers.embedding_cache import shared_embedder
-from workers.forgetting import forget_outside
 from workers.logs import user_scope
-from workers.outbox_stream import publish_once
-from workers.publishing import publish
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

@@ -29,6 +29,11 @@ from typing import Any, TypeVar
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy.orm import Session
 
+from adapters import metrics
+from adapters.db import autocommit_scope, session_scope
+from adapters.dead_letters import record_dead_letter
+from adapters.publishing import publish
+from adapters.settings import Settings, get_settings
 from ella.notifications.policy import CandidateState, Decision, Recipient, Rules, decide, reason_of, recipient
 from models.base import utcnow
 from models.notifications import (
@@ -44,14 +49,10 @@ from models.notifications import (
     unpublished_notifications,
 )
 from models.pending_effects import PendingEffects, owe
-from workers import effects, events, metrics
+from workers import effects, events
 from workers.app import app
-from workers.db import autocommit_scope, session_scope
-from workers.dead_letters import record_dead_letter
-from workers.publishing import publish
 from workers.reliability import ReliableTask
 from workers.routing import TaskName
-from workers.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ Order of work, and why it is safe for a message in flight:
    and its rows are deleted with the rest;
 3. the stores outside the database (Redis keys, the outbox stream, the embedding cache, the user's tasks still
    waiting in our queues, log files), each an eraser registered with ``models.erasure.register_store``;
-4. the files the stores keep on disk, rewritten from what is left (``workers.disk_erasure``: Redis's AOF and
+4. the files the stores keep on disk, rewritten from what is left (``adapters.disk_erasure``: Redis's AOF and
    snapshot, SQLite's WAL), so the deleted data is not still in them;
 5. the same again, once, after ``task_time_limit_s`` (``schedule_second_pass``): a task that was already past
    its tombstone check when the erasure ran (an ingest between storing and publishing its reply, a perceive
@@ -30,7 +30,6 @@ import base64
 import json
 import logging
 from collections.abc import Iterable
-from dataclasses import fields
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -38,6 +37,14 @@ from typing import Any, cast
 import kombu.exceptions
 import redis
 
+from adapters import images as _images  # noqa: F401  (registers the "images" store: the anchors' bytes)
+from adapters.db import session_scope
+from adapters.disk_erasure import compact_stream, rewrite_redis_persistence, truncate_sqlite_wal
+from adapters.inbox import as_text as _text
+from adapters.outbox_stream import delete_entries, publish_once, published_marker
+from adapters.redis_conn import get_redis
+from adapters.settings import get_settings
+from adapters.world_cache import erase_world_cache as _world_cache  # noqa: F401  (registers "redis:world_cache")
 from ella.rejections import ack_entry, ack_outbox_id
 from models.base import utcnow
 from models.erasure import (
@@ -54,17 +61,9 @@ from models.erasure import (
     store_erasers,
     tombstone_key,
 )
-from workers import images as _images  # noqa: F401  (registers the "images" store: the anchors' bytes)
 from workers.app import app
-from workers.db import session_scope
-from workers.disk_erasure import compact_stream, rewrite_redis_persistence, truncate_sqlite_wal
-from workers.inbox import InboxKeys
-from workers.outbox_stream import delete_entries, publish_once, published_marker
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
-from workers.world_cache import erase_world_cache as _world_cache  # noqa: F401  (registers "redis:world_cache")
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +95,8 @@ def forget(
 
 
 def erase_from_disk(key: str) -> None:
-    """The last step: the stores' files rewritten from what is left (``workers.disk_erasure``), logged."""
-    from workers.db import get_engine
+    """The last step: the stores' files rewritten from what is left (``adapters.disk_erasure``), logged."""
+    from adapters.db import get_engine
 
     try:
         redis_files = rewrite_redis_persistence(get_redis())
@@ -196,51 +195,6 @@ def acknowledge_erasure(key: str, task_id: str | None, again: bool) -> None:
 
 
 # --- the stores outside the database ---------------------------------------------------------------------------
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-@register_store("redis:inbox")
-def erase_inbox(traces: Traces) -> int:
-    """Messages enqueued and not yet answered: every inbox key's members that are the user's (the payloads
-    hold the text). An entry is the user's when its payload names them or its member names them (a JSON
-    ``[user_id, message_id]``), or, for an older plain ``message_id`` member, when the message was theirs."""
-    client, keys = get_redis(), InboxKeys.of()
-    kinds = {name: _text(client.type(name)) for name in (getattr(keys, f.name) for f in fields(keys))}
-    mine: set[str] = set()
-    for member, payload in client.hscan_iter(keys.payloads, count=_PAGE):
-        if _user_of(payload, "user_id") == traces.user_id:
-            mine.add(_text(member))
-    for name, kind in kinds.items():
-        members: Iterable[Any] = ()
-        if kind == "hash":
-            members = (member for member, _ in client.hscan_iter(name, count=_PAGE))  # NOVALUES needs Redis 7.4
-        elif kind == "zset":
-            members = (member for member, _ in client.zscan_iter(name, count=_PAGE))
-        for member in members:
-            text = _text(member)
-            if text in traces.message_ids or _user_of(text, 0) == traces.user_id:
-                mine.add(text)
-    if not mine:
-        return 0
-    pipe = client.pipeline()
-    for name, kind in kinds.items():
-        if kind == "hash":
-            pipe.hdel(name, *mine)
-        elif kind == "zset":
-            pipe.zrem(name, *mine)
-    pipe.execute()
-    return len(mine)
-
-
-def _user_of(value: Any, where: str | int) -> Any:
-    """``value`` parsed as JSON, indexed by ``where``; None when it is not JSON of that shape."""
-    try:
-        return json.loads(value)[where]
-    except (ValueError, TypeError, KeyError, IndexError):
-        return None
 
 
 @register_store("redis:outbox_stream")

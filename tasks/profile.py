@@ -11,7 +11,7 @@ The gateway is told: one outbox stream entry of kind ``ack`` (``ella.rejections.
 ``updated_at`` exactly as sent (the gateway sends no request id with a profile: the snapshot's time is what
 names it). Published once per Celery task id (its ``outbox_id`` is ``ack:ella.update_profile:<task id>``), so a
 redelivery, which would find its own snapshot stored and say ``stale``, adds nothing. A refused profile (malformed,
-an erased user) gets a ``rejected`` entry instead (``workers.dead_letters``).
+an erased user) gets a ``rejected`` entry instead (``adapters.dead_letters``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ from typing import Any
 
 import redis
 
+from adapters.db import session_scope
+from adapters.outbox_stream import publish_once
+from adapters.redis_conn import get_redis
+from adapters.reply_service import new_user_defaults
+from adapters.settings import get_settings
 from ella.contract import parse_profile
 from ella.profile import profile_columns
 from ella.rejections import ack_entry, ack_outbox_id
@@ -28,14 +33,9 @@ from models.base import utcnow
 from models.user import apply_profile
 from workers import events
 from workers.app import app
-from workers.db import session_scope
 from workers.logs import user_scope
-from workers.outbox_stream import publish_once
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
-from workers.reply_service import new_user_defaults
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

@@ -16,13 +16,13 @@ import logging
 
 import numpy as np
 
+from adapters.db import session_scope
+from adapters.embedding_cache import shared_embedder
+from adapters.settings import get_settings
 from models.memory import count_other_models, nodes_of_other_models, set_embeddings
 from workers.app import app
-from workers.db import session_scope
-from workers.embedding_cache import shared_embedder
 from workers.reliability import ReliableTask
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ os.environ.update(
 
 BACKENDS = [b.strip() for b in os.environ.get("ELLA_TEST_DATABASES", "sqlite,postgresql").split(",") if b.strip()]
 
-from workers.settings import get_settings  # noqa: E402  (after the environment is set)
+from adapters.settings import get_settings  # noqa: E402  (after the environment is set)
 
 
 def on_one_backend() -> pytest.MarkDecorator:
@@ -100,7 +100,7 @@ def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 @pytest.fixture
 def migrated_db(database_url: str) -> str:
-    from workers import db
+    from adapters import db
 
     db.upgrade()
     return database_url
@@ -108,7 +108,7 @@ def migrated_db(database_url: str) -> str:
 
 @pytest.fixture
 def redis_client():
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
 
     return get_redis()
 
@@ -121,11 +121,11 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
     must not run against this test's fresh database. So are the model-slot leases: a worker stopped mid-call
     leaves its lease for the whole call budget (minutes), which would starve a later test's low cap.
     """
+    from adapters.redis_conn import get_redis, redis_url
     from workers.app import app
     from workers.procs import WorkerProcess
-    from workers.redis_conn import get_redis, redis_url
 
-    slots = f"{get_settings().redis_key_prefix}:llm:slots"  # workers.llm.make_port
+    slots = f"{get_settings().redis_key_prefix}:llm:slots"  # adapters.llm.make_port
     get_redis().delete(*get_settings().queues, slots)
     started: list[WorkerProcess] = []
 
@@ -183,11 +183,11 @@ def outbox(redis_client):
 def planner(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """The stand-in planner of tests/support/job_planner.py as the digest's, with a handler that applies nothing
     and chunks of 7 users (tests/test_jobs.py, tests/test_cli_jobs.py)."""
+    from cli.jobs import register_job_modules
     from ella import jobs
     from ella.jobs import Job
     from ella.llm import batches as batch_rules
     from tests.support.job_planner import Planner
-    from workers.cli_jobs import register_job_modules
 
     register_job_modules()  # the real planners register first, so a later import of theirs changes nothing
     fake = Planner()

@@ -1,5 +1,9 @@
 """The house's rules, checked on the source: which layer may import which, and names that route somewhere.
 
+- the floors, bottom to top: ``ella`` (plain Python), ``models`` (persistence), ``adapters`` (Redis, database,
+  caches, model wiring, Batches, outbox, inbox, images), ``workers`` (Celery process wiring), ``tasks``, and the
+  entry points ``gateway``, ``operator_page``, ``demo``, ``cli``; a module imports only its own floor and those
+  below (lazy and type-checking imports count), so no two floors import each other: no exception anywhere;
 - ``ella/`` is plain Python: no Celery, no SQLAlchemy, no Redis, nothing of ``models``, ``tasks`` or ``workers``;
 - ``models/`` is persistence: it may use ``ella`` values, never ``tasks`` or ``workers``;
 - a task module never imports another task module (``workers.events`` emits through the tasks' signatures);
@@ -16,6 +20,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.domain
+
+
+# Bottom to top. The entry points are one floor each, in the order they may import each other (the CLI runs the
+# demo and serves the page; the demo renders the page and talks through the gateway's client).
+FLOORS = ("ella", "models", "adapters", "workers", "tasks", "gateway", "operator_page", "demo", "cli")
+ABOVE_MODELS = FLOORS[2:]
 
 
 def python_files(package: str) -> list[Path]:
@@ -66,12 +76,32 @@ def offenders(package: str, forbidden: tuple[str, ...], skip: tuple[str, ...] = 
 
 def test_the_domain_imports_no_framework_and_no_outer_layer():
     # ella/guard/data holds offline training and lexicon-building scripts, not runtime code.
-    forbidden = ("sqlalchemy", "celery", "kombu", "redis", "redbeat", "models", "tasks", "workers", "tests")
+    forbidden = ("sqlalchemy", "celery", "kombu", "redis", "redbeat", "models", "tests", *ABOVE_MODELS)
     assert offenders("ella", forbidden, skip=("ella/guard/data/",)) == []
 
 
 def test_persistence_never_imports_tasks_or_process_wiring():
-    assert offenders("models", ("tasks", "workers", "celery", "tests")) == []
+    assert offenders("models", ("celery", "tests", *ABOVE_MODELS)) == []
+
+
+def test_each_floor_imports_only_itself_and_the_floors_below():
+    bad = []
+    for level, package in enumerate(FLOORS):
+        above = FLOORS[level + 1 :]
+        bad += offenders(package, above, skip=("ella/guard/data/",))
+    assert bad == []
+
+
+def test_the_events_import_no_task_module():
+    """The one cycle there was: the tasks import ``workers.events``, which imported ``tasks.memory`` and
+    ``tasks.privacy`` back. Events now send by registered name (``workers.effects``)."""
+    assert [m for m in imported_modules(ROOT / "workers" / "events.py") if m.split(".")[0] == "tasks"] == []
+
+
+def test_every_package_of_ours_is_on_a_floor():
+    """A new top-level package must be placed (here and in ``docs/architecture.md``) before it can be imported."""
+    ours = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()} - {"tests", "bench", "chaos", "migrations"}
+    assert ours == set(FLOORS)
 
 
 def test_a_task_module_never_imports_another_task_module():
@@ -88,7 +118,7 @@ def test_a_task_module_never_imports_another_task_module():
 
 def test_runtime_code_reads_nothing_from_tests():
     bad = []
-    for package in ("ella", "models", "tasks", "workers", "migrations"):
+    for package in (*FLOORS, "migrations"):
         for path in python_files(package):
             rel = path.relative_to(ROOT).as_posix()
             if rel.startswith("ella/guard/data/"):
@@ -101,10 +131,10 @@ def test_runtime_code_reads_nothing_from_tests():
 
 
 def test_every_route_and_beat_entry_names_a_registered_task_and_every_task_has_a_queue():
+    from adapters.settings import Settings
     from beat_schedule import beat_schedule
     from workers.app import app
     from workers.routing import TaskName
-    from workers.settings import Settings
 
     app.loader.import_default_modules()
     registered = {name for name in app.tasks if name.startswith("ella.")}

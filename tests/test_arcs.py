@@ -11,6 +11,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from pydantic import ValidationError
 
+from adapters import model_batches as batches
+from adapters import reply_service
+from adapters.db import session_scope
+from adapters.settings import Settings
 from ella import arcs as rules
 from ella.contract import IngestPayload
 from ella.jobs import Job, Member, Period, period_of
@@ -22,10 +26,6 @@ from models.arcs import arc_history, current_arc, current_arcs
 from models.chapters import add_chapter
 from tasks import arcs as job
 from tests.support.scripted import Scripted
-from workers import model_batches as batches
-from workers import reply_service
-from workers.db import session_scope
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 UTC_ZONE = ZoneInfo("UTC")

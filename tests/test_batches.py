@@ -22,6 +22,9 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from adapters import model_batches as batches
+from adapters.db import session_scope
+from adapters.settings import Settings, get_settings
 from ella.llm import batches as batch_rules
 from ella.llm.anthropic_provider import AnthropicProvider
 from ella.llm.offline import OfflineProvider
@@ -32,9 +35,6 @@ from models import batch as store
 from models.base import utcnow
 from tests.conftest import wait_for
 from tests.support.fake_anthropic import FakeAnthropic, default_answer
-from workers import model_batches as batches
-from workers.db import session_scope
-from workers.settings import Settings, get_settings
 
 TIERS = Settings().model_tiers
 PURPOSE = "test_memo"
@@ -394,7 +394,7 @@ def test_the_celery_tasks_flush_and_poll_in_a_real_worker(start_worker, fake):
     app.send_task("ella.poll_model_batches")
     wait_for(lambda: {i.status for i in items().values()} == {"applied"}, 30, what="results applied")
     assert count(User, User.id.in_([f"batch-{i}" for i in ids])) == 2
-    # Usage is written after the item's transaction commits (workers/model_batches.py: settle), so it may trail it.
+    # Usage is written after the item's transaction commits (adapters/model_batches.py: settle), so it may trail it.
     wait_for(lambda: count(ModelCall, ModelCall.batch.is_(True)) == 2, 30, what="one usage row per settled item")
     assert count(ModelCall, ModelCall.batch.is_(True)) == 2
     assert model_batches()[0].status == "ended"

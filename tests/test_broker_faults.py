@@ -154,8 +154,8 @@ def test_a_retry_that_cannot_be_sent_requeues_its_delivery_instead_of_dropping_i
     delivery from the unacked hash, and the task was lost whenever Redis was back by the time of the reject."""
     from celery.exceptions import Reject
 
+    from adapters.settings import get_settings
     from tests.support.outage_tasks import mark_done_in_redis
-    from workers.settings import get_settings
 
     queue = get_settings().queue_cognition
     nobody = Connection(f"redis://127.0.0.1:{free_port()}/0")  # no Redis there: the broker is away
@@ -185,8 +185,8 @@ def _start_worker(
     own_redis: OwnRedis, migrated_db: str, log: Path, tasks: str = "tests.support.slow_tasks"
 ) -> subprocess.Popen[bytes]:
     """A real worker on every queue of this run, on ``own_redis``, with the test tasks of module ``tasks``."""
+    from adapters.settings import get_settings
     from workers.procs import WorkerProcess
-    from workers.settings import get_settings
 
     worker = WorkerProcess(
         queues=list(get_settings().queues),
@@ -207,8 +207,8 @@ def test_a_worker_reconnects_after_redis_restarts_under_load_and_runs_new_tasks(
     proc = _start_worker(own_redis, migrated_db, log)
 
     def send(n: int, seconds: float) -> None:
+        from adapters.settings import get_settings
         from workers.app import app
-        from workers.settings import get_settings
 
         with app.connection_for_write(url=own_redis.url) as conn:
             for _ in range(n):
@@ -301,7 +301,7 @@ def test_beat_survives_a_redis_outage_and_keeps_scheduling(own_redis, tmp_path):
         own_redis.start()
         client = own_redis.client()
         # Beat sends its due jobs again: the inbox sweep (every 2 s in tests) lands on its queue.
-        from workers.settings import get_settings
+        from adapters.settings import get_settings
 
         inbound = get_settings().queue_inbound
         client.delete(inbound)
@@ -315,8 +315,8 @@ def test_beat_survives_a_redis_outage_and_keeps_scheduling(own_redis, tmp_path):
 def test_a_beat_that_died_holding_its_lock_blocks_its_successor_for_at_most_the_lock_timeout():
     """The lock is extended on every tick, at most ``beat_max_loop_interval_s`` apart; its TTL is what a
     restarted beat waits when the last one died with Redis away (it was 300 s)."""
+    from adapters.settings import Settings
     from workers.app import celery_config
-    from workers.settings import Settings
 
     config = celery_config(Settings())
     assert config["redbeat_lock_timeout"] <= 60
@@ -326,7 +326,7 @@ def test_a_beat_that_died_holding_its_lock_blocks_its_successor_for_at_most_the_
 def test_settings_refuse_a_beat_lock_that_a_slow_tick_would_lose():
     from pydantic import ValidationError
 
-    from workers.settings import Settings
+    from adapters.settings import Settings
 
     with pytest.raises(ValidationError, match="beat_lock_timeout_s"):
         Settings(beat_max_loop_interval_s=30, beat_lock_timeout_s=60)
@@ -339,14 +339,14 @@ def test_a_worker_that_hits_an_unrecoverable_error_exits_non_zero(migrated_db, t
 
     (``celery -A workers.app worker`` itself exits 1 there; compose runs that, the CLI and the demo run this.)
     On one back end: a consumer step that fails to start, before any task or SQL."""
-    from workers.redis_conn import redis_url
+    from adapters.redis_conn import redis_url
 
     log = tmp_path / "worker.log"
     queue = f"unrecoverable-{uuid.uuid4().hex[:6]}"  # its own queue: it must take no task of the other tests
     env = {**os.environ, "ELLA_DATABASE_URL": migrated_db, "ELLA_REDIS_URL": redis_url(), "ELLA_QUEUE_BATCH": queue}
     with open(log, "wb") as out:
         proc = subprocess.run(
-            [sys.executable, "-m", "workers.cli", "worker", "-I", "tests.support.broken_consumer", "-P", "solo",
+            [sys.executable, "-m", "cli.main", "worker", "-I", "tests.support.broken_consumer", "-P", "solo",
              "--without-gossip", "--without-mingle", "-Q", queue],
             env=env, stdout=out, stderr=subprocess.STDOUT, timeout=120,
         )  # fmt: skip
@@ -372,7 +372,7 @@ def test_a_worker_whose_running_tasks_are_cut_off_by_redis_outages_stays_alive_a
     (A retry that cannot be sent is ``test_a_retry_that_cannot_be_sent_requeues_its_delivery_...``.)
     On one back end: ``tests.mark_done_in_redis`` keeps its marks in Redis, and no SQL runs.
     """
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     log = VAR / "log" / f"outage-retry-{uuid.uuid4().hex[:6]}.log"
     worker = _start_worker(own_redis, migrated_db, log, "tests.support.outage_tasks")

@@ -15,6 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella.ledger.brief import world_brief
 from ella.ledger.rules import user_may_claim
 from ella.llm.port import ModelPort
@@ -22,8 +24,6 @@ from models import User
 from models.ledger import history
 from models.world_clock import advance_world
 from tests.support.scripted import Scripted
-from workers.db import autocommit_scope, session_scope
-from workers.settings import Settings
 
 INJECTED = [
     {"subject": "ella", "predicate": "relationship_to_user", "object": "girlfriend", "tier": "user_claim",

@@ -1,7 +1,7 @@
 """Weekly story chapters: who gets one, what a chapter may cite, its thought, and the story in the reply.
 
 Plain rules first (no database); then the job on SQLite and PostgreSQL, driven end to end: the planner's
-requests queued through ``workers.model_batches.submit`` and answered by ``flush_pending`` (the offline engine,
+requests queued through ``adapters.model_batches.submit`` and answered by ``flush_pending`` (the offline engine,
 or a scripted model for the answers the offline engine never gives), so the kind's validator, the offline rule
 and the handler run together.
 """
@@ -16,6 +16,11 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
+from adapters import model_batches as batches
+from adapters import reply_service
+from adapters.db import session_scope
+from adapters.embedding_cache import shared_embedder
+from adapters.settings import Settings
 from ella import chapters as rules
 from ella.contract import IngestPayload
 from ella.jobs import Job, Member, Period, period_of, request_id
@@ -31,11 +36,6 @@ from models.memory import insert_node, user_nodes
 from models.selflog import add_entries
 from tasks import chapters as job
 from tests.support.scripted import Scripted
-from workers import model_batches as batches
-from workers import reply_service
-from workers.db import session_scope
-from workers.embedding_cache import shared_embedder
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 UTC_ZONE = ZoneInfo("UTC")

@@ -20,6 +20,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from adapters.db import session_scope
+from adapters.dead_letters import record_dead_letter
+from cli.main import cli
 from ella.jobs import Job
 from ella.llm.kinds import KINDS
 from ella.llm.port import CallRecord
@@ -28,9 +31,6 @@ from ella.usage import JOB_OF_KIND, OTHER_JOB, job_of
 from models.usage import insert_usage, usage_row
 from tasks import jobs as job_tasks
 from tests.support.job_planner import SLOT_NOW, Planner, add_users
-from workers.cli import cli
-from workers.db import session_scope
-from workers.dead_letters import record_dead_letter
 
 
 def invoke(*args: str) -> Any:
@@ -78,7 +78,7 @@ def test_ella_cost_shows_each_jobs_spend_with_the_batch_discount(
 ) -> None:
     monkeypatch.setenv("ELLA_PRICES", '{"small": {"input": 1.0, "output": 5.0}, "big": {"input": 3.0, "output": 15.0}}')
     monkeypatch.setenv("ELLA_BATCH_PRICE_FACTOR", "0.5")
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
 

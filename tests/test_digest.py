@@ -20,6 +20,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
+from adapters import model_batches as batches
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella import digest
 from ella.guard import Category, classify
 from ella.jobs import Job, Member, period_of, request_id
@@ -39,9 +42,6 @@ from models.notifications import due_candidates
 from models.runs import set_marks
 from models.selflog import add_entries
 from tests.support.scripted import Scripted
-from workers import model_batches as batches
-from workers.db import autocommit_scope, session_scope
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 NOW = datetime.now(UTC).replace(microsecond=0)

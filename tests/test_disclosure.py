@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import get_settings
 from ella.contract import IngestPayload
 from ella.guard.disclosure import AI_NOTICE, DisclosurePolicy, ai_notice_due
 from ella.reply import disclose
 from models import Conversation, OutboxRecord, User
-from workers.db import autocommit_scope, session_scope
-from workers.settings import get_settings
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

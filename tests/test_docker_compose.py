@@ -172,7 +172,7 @@ def test_celery_commands_load_our_app_and_a_real_subcommand(name):
 
 @pytest.mark.parametrize("name", sorted(n for n, s in our_services().items() if argv(s) and argv(s)[0] == "ella"))
 def test_ella_commands_exist_in_the_cli(name):
-    from workers.cli import cli
+    from cli.main import cli
 
     command: click.Command = typer.main.get_command(cli)
     path = ["ella"]
@@ -217,7 +217,7 @@ def container_settings(service: dict[str, Any], monkeypatch: pytest.MonkeyPatch)
 
     (The test run sets its own ELLA_QUEUE_* names; the containers get the defaults unless compose says so.)
     """
-    from workers.settings import Settings
+    from adapters.settings import Settings
 
     for key in [k for k in os.environ if k.startswith("ELLA_")]:
         monkeypatch.delenv(key)
@@ -475,8 +475,8 @@ def test_workers_and_beat_start_only_after_migrations_succeed():
 def test_beat_comes_back_after_it_exits_and_waits_at_most_a_short_lock():
     """Beat rides out a Redis outage, but if it ever exits compose restarts it, and a lock it could not release
     (Redis away) holds its successor back for ``beat_lock_timeout_s``, not redbeat's 5 minutes."""
+    from adapters.settings import Settings
     from workers.app import celery_config
-    from workers.settings import Settings
 
     (name,) = celery_services("beat")
     assert SERVICES[name].get("restart") == "unless-stopped"
@@ -581,7 +581,7 @@ def test_compose_needs_the_provider_named_and_workers_refuse_anthropic_without_a
     """An empty key used to start the whole stack on the offline rule engine, silently. Now compose will not
     interpolate without ELLA_LLM_PROVIDER, and what it passes to our processes is refused unless it is
     ``offline`` by name or ``anthropic`` with a key."""
-    from workers.settings import Settings
+    from adapters.settings import Settings
 
     for name, service in our_services().items():
         provider = environment(service).get("ELLA_LLM_PROVIDER", "")
@@ -600,7 +600,7 @@ def test_compose_needs_the_provider_named_and_workers_refuse_anthropic_without_a
         assert keyless is not None and "no API key" in keyless
 
 
-# --- the Prometheus endpoint and the multiprocess files (workers/metrics.py) -----------------------------------------
+# --- the Prometheus endpoint and the multiprocess files (adapters/metrics.py) -----------------------------------------
 
 
 def metrics_services() -> dict[str, dict[str, Any]]:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from workers.embedded import ensure_embedded_redis, stop_embedded_redis
-from workers.settings import Settings
+from adapters.embedded import ensure_embedded_redis, stop_embedded_redis
+from adapters.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +33,7 @@ def ella(
     args: list[str], var: Path, stdin: str = "", timeout: float = 180, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "workers.cli", *args],
+        [sys.executable, "-m", "cli.main", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -62,7 +62,7 @@ class DemoRun:
     nodes: dict[int, str]  # every memory node of the demo user: id -> user id (to check the citations are theirs)
     # What made the demo user's rows, per table: (engine, model_id, prompt_kind, prompt_version) -> rows
     made_by: dict[str, dict[tuple[str | None, ...], int]] = field(default_factory=dict)
-    # The memory part's user (workers.demo_memory) right after the run: their sister's ledger rows (status,
+    # The memory part's user (demo.memory) right after the run: their sister's ledger rows (status,
     # object), their audit rows (actor, action, reason) and how many of their memory nodes name Mia.
     sister: list[tuple[str, str]] = field(default_factory=list)
     audit: list[tuple[str, str, str]] = field(default_factory=list)
@@ -191,7 +191,7 @@ def test_demo_answers_what_she_remembers_and_forgets_the_sister_when_asked(demo_
     """The memory part: the told sister is in the answer to "what do you remember about me?", "forget what I
     told you about my sister" is confirmed in one "Done:" line, and the ledger and memory show the change: the
     fact retired with its words gone, one audit row by the user, no memory node naming Mia left."""
-    from workers.demo_memory import FORGET, RECALL, TELL
+    from demo.memory import FORGET, RECALL, TELL
 
     _var, first, _second = demo_runs
     part = first.out.split("Your say over her memory", 1)[1].split("Ella's inner life", 1)[0]
@@ -277,11 +277,11 @@ def test_demo_talks_to_claude_through_the_sdk_when_a_key_and_base_url_are_set(tm
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
         assert "Claude through the anthropic SDK" in result.stdout
         kinds = [re.search(r'<task kind="(\w+)">', r["body"]["system"][0]["text"])[1] for r in fake.message_requests]
+        from demo.memory import SAY
+        from demo.run import SCRIPT
+        from demo.story import STORY
         from ella.ledger.extraction import worth_extracting
         from ella.memory.say import read_request
-        from workers.demo import SCRIPT
-        from workers.demo_memory import SAY
-        from workers.demo_story import STORY
 
         # The story goes as far as the model takes it (the fake's example extraction has no dated event).
         told = [text for _day, _at, text in STORY if f": {text}" in result.stdout.replace("\n", " ")]
@@ -313,7 +313,7 @@ def test_a_second_process_reuses_the_running_embedded_redis_instead_of_starting_
     url = ensure_embedded_redis(settings)
     try:
         code = (
-            "from workers.embedded import ensure_embedded_redis, _owned; from workers.settings import Settings; "
+            "from adapters.embedded import ensure_embedded_redis, _owned; from adapters.settings import Settings; "
             f"print(ensure_embedded_redis(Settings(var_dir={str(tmp_path)!r}))); print(len(_owned))"
         )
         out = subprocess.run(

@@ -15,6 +15,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from adapters.embedding_cache import CachedEmbedder
+from adapters.settings import get_settings
 from ella.embeddings import (
     Embedder,
     EmbedderUnavailable,
@@ -23,8 +25,6 @@ from ella.embeddings import (
     make_embedder,
 )
 from ella.lexicon import _token_pattern, words
-from workers.embedding_cache import CachedEmbedder
-from workers.settings import get_settings
 
 AWKWARD = [
     "",
@@ -301,7 +301,7 @@ def test_unreachable_redis_still_gives_correct_vectors(caplog: pytest.LogCapture
     counting = CountingEmbedder(HashingEmbedder())
     cached = CachedEmbedder(counting, dead)
     texts = ["works without redis", "works without redis", "really"]
-    with caplog.at_level("WARNING", logger="workers.embedding_cache"):
+    with caplog.at_level("WARNING", logger="adapters.embedding_cache"):
         vectors = cached.embed(texts)
     np.testing.assert_array_equal(vectors, HashingEmbedder().embed(texts))
     assert counting.calls == [["works without redis", "really"]]

@@ -5,7 +5,7 @@ Redis: a server of the test's own, run as compose runs it (AOF, Redis 7's multi-
 an RDB save rule and a snapshot already on disk; the erasure runs against it, then every file of its directory
 is read byte by byte. SQLite: the database file and its ``-wal``. PostgreSQL: the heap, index and TOAST files of
 every table the erasure deletes from, after the operator's part the README names (``VACUUM FULL``): the
-erasure itself cannot zero a dead tuple there (``workers.disk_erasure`` says why).
+erasure itself cannot zero a dead tuple there (``adapters.disk_erasure`` says why).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import make_url, text
 
+from adapters.settings import get_settings
 from tests.conftest import on_one_backend, only_on, wait_for
 from tests.test_broker_faults import OwnRedis, free_port
 from tests.test_forget_user import NOW, plant_rows
-from workers.settings import get_settings
 
 
 class PersistentRedis(OwnRedis):
@@ -42,7 +42,7 @@ class PersistentRedis(OwnRedis):
 @pytest.fixture
 def persistent_redis(migrated_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PersistentRedis]:
     """This process's redis-py client on the test's own server (the broker stays on the shared one)."""
-    from workers import redis_conn
+    from adapters import redis_conn
 
     folder = tmp_path / "redis"
     folder.mkdir()
@@ -66,11 +66,11 @@ def files_holding(folder: Path, *needles: str) -> list[str]:
 def plant_redis_keys(user: str, canary: str) -> None:
     """The user in every kind of key the erasure clears: an inbox entry, a reply on the outbox stream with its
     publish marker, a task waiting in a queue, the reflection lock and the canary's cached vector."""
+    from adapters import inbox
+    from adapters.embedding_cache import CachedEmbedder
+    from adapters.outbox_stream import published_marker
+    from adapters.redis_conn import get_redis
     from ella.embeddings import HashingEmbedder
-    from workers import inbox
-    from workers.embedding_cache import CachedEmbedder
-    from workers.outbox_stream import published_marker
-    from workers.redis_conn import get_redis
 
     settings, client = get_settings(), get_redis()
     inbox.remember(client, {"message_id": f"in-{uuid.uuid4().hex}", "user_id": user, "text": canary,
@@ -100,7 +100,7 @@ def test_an_erased_users_words_and_id_are_in_no_file_of_redis_neither_aof_nor_sn
 
     On one back end: what is read here is Redis's files, which no SQL back end writes (the database's own
     files are the two tests below)."""
-    from workers import redis_conn
+    from adapters import redis_conn
 
     if connects_as == "worker":
         from tests.test_least_privilege import KINDS, acl_rules, render_acl
@@ -147,7 +147,7 @@ def _postgres_files_holding(needle: str) -> list[str]:
     """Heap, TOAST and index files (every 1 GB segment) of our tables whose bytes hold ``needle``; needs a
     superuser (``pg_read_binary_file``), as the tests' role is, and a CHECKPOINT first (it reads the files, not
     the shared buffers)."""
-    from workers.db import autocommit_scope
+    from adapters.db import autocommit_scope
 
     with autocommit_scope() as s:
         s.execute(text("CHECKPOINT"))
@@ -173,7 +173,7 @@ def _postgres_files_holding(needle: str) -> list[str]:
 def test_after_the_operators_vacuum_full_an_erased_user_is_in_no_postgresql_table_file(migrated_db):
     """What the README asks of the operator is enough: VACUUM FULL of the tables the erasure deletes from.
     (PostgreSQL only: skipped where it is not configured.)"""
-    from workers.db import autocommit_scope
+    from adapters.db import autocommit_scope
 
     user, canary = f"disk-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
     plant_rows(user, canary)
@@ -195,7 +195,7 @@ def test_compacting_the_stream_keeps_every_entry_group_pending_entry_and_the_las
     """The copy that drops XDEL'd bytes changes nothing a consumer sees: entries with their ids, each group's
     last delivered id, its consumers and their pending entries (delivery counts), and the stream's last id (an
     id handed out before is never handed out again)."""
-    from workers.disk_erasure import compact_stream
+    from adapters.disk_erasure import compact_stream
 
     stream, scratch = (
         f"{get_settings().redis_key_prefix}:compact-{uuid.uuid4().hex[:6]}",

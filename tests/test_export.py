@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Column, String, Table
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.dead_letters import encode_payload
 from ella import seen
 from ella.ledger.facts import NewFact
 from ella.ledger.rules import Writer
@@ -42,8 +44,6 @@ from models.export import (
 from models.ledger import append
 from models.supersession import supersede
 from tests.test_forget_user import PLANTERS, plant_rows
-from workers.db import autocommit_scope, session_scope
-from workers.dead_letters import encode_payload
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 EXPORTED_AT = datetime(2026, 12, 1, 8, 30, tzinfo=UTC)

@@ -18,15 +18,15 @@ import pytest
 import redis
 from sqlalchemy import select
 
+from adapters.db import session_scope
+from adapters.settings import get_settings
 from ella import rejections
 from ella.contract import OutboxEntry
 from models import DeadLetter
 from models.erasure import tombstone_key
 from tests.conftest import wait_for
-from workers.db import session_scope
 from workers.envelopes import envelope_problem, tolerant_loads
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
 
@@ -122,7 +122,7 @@ def test_an_envelope_kombu_could_not_decode_is_refused_with_its_reason():
 
 
 def test_every_dead_letter_reason_written_today_maps_to_a_documented_code():
-    from workers.dead_letters import ERASED_USER_REASON
+    from adapters.dead_letters import ERASED_USER_REASON
     from workers.events import FORGOTTEN_REASON
 
     cases = {
@@ -155,7 +155,7 @@ def test_every_dead_letter_reason_written_today_maps_to_a_documented_code():
 
 
 def test_a_dead_letter_is_published_once_and_its_text_never_quotes_the_payload(migrated_db, outbox):
-    from workers.dead_letters import record_dead_letter
+    from adapters.dead_letters import record_dead_letter
 
     user, words = f"dl-{hex8()}", f"my secret {hex8()}"
     kwargs = {**message(user, f"m-{hex8()}", words), "sent_at": words}
@@ -172,13 +172,13 @@ def test_a_dead_letter_is_published_once_and_its_text_never_quotes_the_payload(m
 
 
 def test_with_redis_down_the_dead_letter_is_still_recorded_and_the_log_says_so(migrated_db, monkeypatch, caplog):
-    from workers import dead_letters
+    from adapters import dead_letters
 
     def down() -> Any:
         raise redis.ConnectionError("Redis is down")
 
     monkeypatch.setattr(dead_letters, "get_redis", down)
-    with caplog.at_level(logging.WARNING, logger="workers.dead_letters"):
+    with caplog.at_level(logging.WARNING, logger="adapters.dead_letters"):
         recorded = dead_letters.record_dead_letter(
             TaskName.UPDATE_PROFILE, "task-3", "malformed payload: timezone: unknown", [], {"user_id": "u-3"}
         )
@@ -192,8 +192,8 @@ def test_with_redis_down_the_dead_letter_is_still_recorded_and_the_log_says_so(m
 
 @pytest.mark.integration
 def test_each_refusal_a_gateway_can_cause_is_one_rejected_entry_on_the_stream(start_worker, outbox, redis_client):
+    from gateway.client import enqueue_message, export_user
     from workers.app import app
-    from workers.gateway import enqueue_message, export_user
 
     settings = get_settings()
     inbound, cognition = settings.queue_inbound, settings.queue_cognition
@@ -256,7 +256,7 @@ def test_each_refusal_a_gateway_can_cause_is_one_rejected_entry_on_the_stream(st
 def test_profile_and_erasure_acks_and_an_erased_users_late_message_rejected_without_their_id(
     start_worker, outbox, redis_client
 ):
-    from workers.gateway import enqueue_message, forget_user, update_profile
+    from gateway.client import enqueue_message, forget_user, update_profile
 
     start_worker()
     user = f"ack-{hex8()}"
@@ -332,8 +332,8 @@ def test_a_js_clients_envelopes_are_answered_and_no_log_line_names_the_user_or_t
 def test_a_model_that_refuses_an_ingest_leaves_its_fallback_reply_as_the_one_entry(start_worker, outbox):
     """The model's refusal is dead-lettered for the operator, but the user got the fallback reply: that reply is
     the message's one entry, with no rejected entry after it (``ella.rejections``: answered elsewhere)."""
+    from gateway.client import enqueue_message
     from tests.support.fake_anthropic import FakeAnthropic
-    from workers.gateway import enqueue_message
 
     with FakeAnthropic() as fake:
         start_worker(env={"ELLA_LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "test-key",
@@ -356,7 +356,7 @@ def test_a_model_that_refuses_an_ingest_leaves_its_fallback_reply_as_the_one_ent
 def test_a_message_the_inbox_gave_up_on_and_a_failed_erasure_are_rejected_without_naming_an_erased_user(
     migrated_db, outbox
 ):
-    from workers.dead_letters import record_dead_letter
+    from adapters.dead_letters import record_dead_letter
 
     user, mid = f"gu-{hex8()}", f"m-gu-{hex8()}"
     reason = "never answered after 3 re-sends; see earlier dead letters and worker logs"  # tasks/inbox.py

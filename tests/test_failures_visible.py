@@ -9,12 +9,12 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from adapters.db import session_scope
+from adapters.settings import get_settings
 from models import DeadLetter
 from workers.app import app
-from workers.db import session_scope
 from workers.reliability import DeadLettered
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
 
 BAD = {"message_id": "bad-1", "user_id": "u", "text": "hi", "sent_at": "2026-11-29T10:00:00"}  # naive: refused
 

@@ -95,9 +95,9 @@ def test_answers_the_kind_found_in_the_prompt(fake: FakeAnthropic) -> None:
 def test_the_reply_answer_carries_its_fact_statements_and_the_close_answer_both_notes(fake: FakeAnthropic) -> None:
     """The shapes the app now asks for, through the real SDK and the app's own parser: a reply that read the turn
     for facts (extraction folded into it) and one closing call with the memo, the plan and the plan's day."""
+    from adapters.settings import Settings
     from ella.llm.anthropic_provider import AnthropicProvider
     from ella.llm.port import ModelPort
-    from workers.settings import Settings
 
     port = ModelPort(AnthropicProvider("k", fake.base_url, timeout=5, max_retries=0), Settings().model_tiers)
     reply = port.call("reply", {"name": "Sam", "message": "I have an interview on Thursday", "memories": [],

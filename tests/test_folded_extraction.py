@@ -12,18 +12,18 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella.contract import IngestPayload
 from ella.llm.kinds import FactExtraction, Reply
 from ella.llm.offline import OfflineProvider
 from ella.llm.port import ModelPort
 from ella.llm.types import CompletionRequest
 from ella.provenance import Provenance
+from gateway.client import enqueue_message
 from models import ModelCall, User, WorldFact
 from tests.conftest import wait_for
 from tests.support.scripted import Scripted
-from workers.db import autocommit_scope, session_scope
-from workers.gateway import enqueue_message
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 MONDAY = date(2026, 11, 30)

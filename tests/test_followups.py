@@ -12,6 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings, get_settings
 from ella.guard import Category, classify
 from ella.ledger.rules import Writer
 from ella.llm.port import ModelPort
@@ -25,8 +27,6 @@ from models.notifications import add_candidate
 from models.selflog import add_entries
 from models.supersession import supersede
 from tests.support.scripted import Scripted
-from workers.db import autocommit_scope, session_scope
-from workers.settings import Settings, get_settings
 
 # The interview was on Thursday 3 December 2026; its follow-up window is Friday 00:00 to Monday 00:00 (UTC).
 OPENS = datetime(2026, 12, 4, 0, 0, tzinfo=UTC)

@@ -17,6 +17,9 @@ import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.dead_letters import encode_payload
+from adapters.settings import get_settings
 from ella.contract import IngestPayload
 from ella.ledger.rules import Tier, Writer
 from models import (
@@ -56,11 +59,8 @@ from models.erasure import (
 )
 from models.pending_effects import PendingEffects
 from models.world_clock import WorldVersion
-from workers.db import autocommit_scope, session_scope
-from workers.dead_letters import encode_payload
 from workers.events import FORGOTTEN_REASON
 from workers.reliability import DeadLettered
-from workers.settings import get_settings
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -234,7 +234,7 @@ def tables_mentioning(*needles: str) -> dict[str, int]:
 
 def redis_mentioning(client, *needles: str) -> list[str]:
     """Our Redis keys (this run's prefix, which covers the outbox stream) whose name or value has a needle."""
-    from workers.embedding_cache import binary_client
+    from adapters.embedding_cache import binary_client
 
     client = binary_client(client)  # vectors are not UTF-8
     hits = []
@@ -262,12 +262,13 @@ def redis_mentioning(client, *needles: str) -> list[str]:
 def plant_redis(user: str, canary: str) -> str:
     """The user's message in the inbox, a reply in the outbox stream with its publish marker, a held
     reflection lock, the canary's vector in the embedding cache; returns the embedding cache key."""
+    from adapters import inbox
+    from adapters.embedding_cache import CachedEmbedder
+    from adapters.redis_conn import get_redis
     from ella.embeddings import HashingEmbedder
     from tasks.ingest import ingest
     from tasks.memory import reflection_lock
-    from workers import events, inbox
-    from workers.embedding_cache import CachedEmbedder
-    from workers.redis_conn import get_redis
+    from workers import events
 
     client = get_redis()
     inbox.remember(client, {"message_id": f"in-{uuid.uuid4().hex}", "user_id": user, "text": canary,
@@ -295,7 +296,7 @@ def queued_mentioning(*needles: str) -> int:
     """Task messages in this run's queues whose body (kwargs, base64 JSON) carries a needle."""
     import base64
 
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
 
     bodies = [
         base64.b64decode(json.loads(raw)["body"]).decode()
@@ -351,7 +352,7 @@ def test_a_table_erasure_does_not_know_stops_the_erasure_before_anything_is_eras
 
 
 def test_forget_user_leaves_no_trace_of_the_user_in_any_store_and_keeps_the_anonymous_count(migrated_db):
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
 
     client = get_redis()
     user, canary = f"forget-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
@@ -406,9 +407,9 @@ def test_an_ingest_transaction_in_flight_commits_first_and_its_rows_go_with_the_
     first and then erased, not left behind (PostgreSQL; SQLite runs one writer at a time anyway)."""
     import threading
 
+    from adapters.reply_service import new_user_defaults
     from models.user import touch_user
     from tasks.privacy import forget as forget_in_process
-    from workers.reply_service import new_user_defaults
 
     from .conftest import wait_for
 
@@ -450,10 +451,10 @@ def test_an_ingest_transaction_in_flight_commits_first_and_its_rows_go_with_the_
 
 
 def test_a_late_message_or_profile_of_an_erased_user_is_refused_unanswered_and_recreates_nobody(migrated_db, outbox):
+    from adapters import inbox
+    from adapters.redis_conn import get_redis
     from tasks.ingest import ingest_message
     from tasks.profile import update_profile
-    from workers import inbox
-    from workers.redis_conn import get_redis
 
     user, canary = f"late-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
     first = {"message_id": f"m-{uuid.uuid4().hex}", "user_id": user, "text": canary, "sent_at": NOW.isoformat()}
@@ -490,8 +491,8 @@ def test_a_late_message_or_profile_of_an_erased_user_is_refused_unanswered_and_r
 def test_ella_users_forget_erases_the_user_and_schedules_the_second_pass_without_naming_them(migrated_db):
     from typer.testing import CliRunner
 
-    from workers.cli import cli
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
+    from cli.main import cli
 
     user, canary = f"cli-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
     plant_rows(user, canary)
@@ -516,8 +517,8 @@ def test_ella_users_forget_erases_the_user_and_schedules_the_second_pass_without
 
 @pytest.mark.integration
 def test_the_gateway_forgets_a_user_through_a_worker_and_their_next_message_is_refused(start_worker, outbox):
-    from workers.gateway import enqueue_message, forget_user
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
+    from gateway.client import enqueue_message, forget_user
 
     from .conftest import wait_for
 
@@ -608,8 +609,8 @@ def test_a_second_pass_the_broker_lost_is_run_by_the_sweep_once_due_and_acked_on
     Its loss (a Redis restart without AOF, a kill within the fsync second) is modelled by deleting the queue."""
     from sqlalchemy import update
 
+    from adapters.redis_conn import get_redis
     from tasks.privacy import forget_user, forget_users_again
-    from workers.redis_conn import get_redis
 
     queue = get_settings().queue_inbound
     get_redis().delete(queue)

@@ -16,6 +16,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.dead_letters import encode_payload
 from ella.embeddings import HashingEmbedder
 from ella.ledger.facts import NewFact
 from ella.ledger.rules import Tier, Writer
@@ -39,8 +41,6 @@ from models.forgetting import FORGOTTEN_TEXT, FORGOTTEN_VALUE, Refused, correct_
 from models.ledger import append
 from models.supersession import supersede
 from tests.test_memory_requests import rows_of
-from workers.db import autocommit_scope, session_scope
-from workers.dead_letters import encode_payload
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 EMBEDDER = HashingEmbedder()
@@ -144,7 +144,7 @@ def test_forgetting_one_memory_leaves_its_words_nowhere_and_keeps_the_rest(migra
 
 
 def test_a_warm_retrieval_cache_drops_a_forgotten_memory(migrated_db):
-    from workers.memory_cache import MemoryCache
+    from adapters.memory_cache import MemoryCache
 
     user = f"c-{uuid.uuid4().hex[:8]}"
     ids = plant(user)
@@ -212,9 +212,9 @@ def test_a_users_correction_never_reaches_her_world_and_an_operators_may(migrate
 
 
 def test_after_the_commit_the_forgotten_texts_leave_the_embedding_cache_and_the_stream(migrated_db, redis_client):
-    from workers.embedding_cache import shared_embedder
-    from workers.forgetting import forget_outside
-    from workers.settings import get_settings
+    from adapters.embedding_cache import shared_embedder
+    from adapters.forgetting import forget_outside
+    from adapters.settings import get_settings
 
     user = f"e-{uuid.uuid4().hex[:8]}"
     ids = plant(user)

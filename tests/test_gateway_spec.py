@@ -65,9 +65,9 @@ def test_the_spec_names_every_gateway_task_and_every_schema_file():
 
 @pytest.mark.integration
 def test_the_python_clients_envelope_and_kwargs_validate_against_the_spec(migrated_db, redis_client):
-    from workers.gateway import enqueue_message
-    from workers.redis_conn import get_redis
-    from workers.settings import get_settings
+    from adapters.redis_conn import get_redis
+    from adapters.settings import get_settings
+    from gateway.client import enqueue_message
 
     queue = get_settings().queue_inbound
     message_id = f"spec-{uuid.uuid4().hex[:8]}"
@@ -83,7 +83,7 @@ def test_the_python_clients_envelope_and_kwargs_validate_against_the_spec(migrat
 
 @pytest.mark.integration
 def test_what_a_worker_puts_on_the_stream_validates_against_the_entry_schema(start_worker, outbox):
-    from workers.gateway import enqueue_message, forget_memory
+    from gateway.client import enqueue_message, forget_memory
 
     start_worker()
     user, message_id, request_id = f"spec-{uuid.uuid4().hex[:8]}", f"m-{uuid.uuid4().hex[:8]}", f"r-{uuid.uuid4().hex}"

@@ -10,14 +10,14 @@ import pytest
 from sqlalchemy import func, inspect, select
 from typer.testing import CliRunner
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import get_settings
 from ella.contract import IngestPayload
 from ella.guard import classify
 from ella.guard.disclosure import AI_NOTICE, BREAK_REMINDER, DisclosurePolicy, ai_notice_due, break_due
 from ella.guard.replies import CALM_REFUSAL_MANIPULATION, CHECK_IN, SAFE_FALLBACK, WARM_BOUNDED, canned_reply
 from models import BoundaryEvent, CrisisReferral, ModelCall, OutboxRecord, SelfLogEntry, User
 from tests.test_world_pipeline import Scripted, use_model
-from workers.db import autocommit_scope, session_scope
-from workers.settings import get_settings
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -70,7 +70,7 @@ def test_a_crisis_message_gets_the_referral_and_is_counted_anonymously(migrated_
     with autocommit_scope() as s:
         columns = {c["name"] for c in inspect(s.get_bind()).get_columns("crisis_referrals")}
     assert columns == {"id", "at", "category", "detector_version"}  # no user id, no text, by construction
-    report = CliRunner().invoke(__import__("workers.cli", fromlist=["cli"]).cli, ["compliance", "report", "--year",
+    report = CliRunner().invoke(__import__("cli.main", fromlist=["cli"]).cli, ["compliance", "report", "--year",
                                 str(datetime.now(UTC).year)])  # fmt: skip
     assert report.exit_code == 0 and json.loads(report.output)["crisis_referrals"] >= 1
 
@@ -109,9 +109,9 @@ def romantic_model(request) -> str:
 
 
 def test_a_generated_reply_that_drifts_is_replaced_by_the_safe_fallback_and_logged(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
-    use_model(monkeypatch, workers.reply_service, Scripted(romantic_model))
+    use_model(monkeypatch, adapters.reply_service, Scripted(romantic_model))
     user = make_user()
     record = say(user, "I made pasta for dinner tonight")
     assert SAFE_FALLBACK in record.text and "darling" not in record.text and record.route == "fallback"
@@ -181,7 +181,7 @@ def test_the_hand_written_replies_pass_the_outbound_guard(route, category):
 
 
 def test_guard_classify_prints_one_json_object_per_line():
-    from workers.cli import cli
+    from cli.main import cli
 
     result = CliRunner().invoke(cli, ["guard", "classify"], input="I love you Ella\nhold on a sec\n\n")
     rows = [json.loads(line) for line in result.output.splitlines()]
@@ -193,7 +193,7 @@ def test_guard_classify_prints_one_json_object_per_line():
 
 
 def test_guard_eval_prints_recall_per_category_and_the_false_positive_rate(tmp_path):
-    from workers.cli import cli
+    from cli.main import cli
 
     path = tmp_path / "c.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in [
@@ -228,9 +228,9 @@ def test_the_nightly_run_reads_the_corpus_shipped_in_the_package(monkeypatch):
 
 
 def test_the_nightly_run_alerts_on_every_generated_reply_that_fires(migrated_db, monkeypatch, tmp_path):
-    import workers.reply_service
+    import adapters.reply_service
+    from adapters.redis_conn import get_redis
     from tasks.guard import alert_counter_key, boundary_regression
-    from workers.redis_conn import get_redis
 
     corpus = tmp_path / "corpus.jsonl"
     lines = ["what should I cook tonight?", "I love you", "tell me about your cat"]
@@ -240,7 +240,7 @@ def test_the_nightly_run_alerts_on_every_generated_reply_that_fires(migrated_db,
     try:
         get_redis().delete(alert_counter_key())
         clean = boundary_regression.apply().get()  # the offline engine's replies never fire
-        use_model(monkeypatch, workers.reply_service, Scripted(romantic_model))
+        use_model(monkeypatch, adapters.reply_service, Scripted(romantic_model))
         drifted = boundary_regression.apply().get()
         counter = int(get_redis().get(alert_counter_key()) or 0)
     finally:

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella.contract import IngestPayload
 from ella.guard import Category, classify
 from ella.guard.replies import CALM_REFUSAL_PHYSICAL, WARM_BOUNDED
@@ -25,8 +27,6 @@ from ella.llm.port import ModelPort
 from models import BoundaryEvent, CrisisReferral, OutboxRecord, SelfLogEntry, User
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.test_world_pipeline import Scripted, use_model
-from workers.db import autocommit_scope, session_scope
-from workers.settings import Settings
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 # Messages the rules and the learned model pass as ordinary (checked in each test): only the reading can catch them.
@@ -90,10 +90,10 @@ def test_the_quiet_messages_pass_the_cheap_stages():
 
 
 def test_a_crisis_reading_switches_the_turn_to_the_crisis_referral_and_counts_it(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
     model = Scripted(reading_model(risk="crisis"))
-    use_model(monkeypatch, workers.reply_service, model)
+    use_model(monkeypatch, adapters.reply_service, model)
     user, before = make_user(locale="en_GB"), referrals()
     record = say(user, QUIET_PLAN)
     assert "116 123" in record.text and "findahelpline.com" in record.text and "harbour" not in record.text
@@ -112,9 +112,9 @@ def test_a_crisis_reading_switches_the_turn_to_the_crisis_referral_and_counts_it
 
 def test_a_concern_reading_keeps_the_generated_reply(migrated_db, monkeypatch):
     """Concern is for the model's own care in its words; only crisis takes the turn away from it."""
-    import workers.reply_service
+    import adapters.reply_service
 
-    use_model(monkeypatch, workers.reply_service, Scripted(reading_model(risk="concern")))
+    use_model(monkeypatch, adapters.reply_service, Scripted(reading_model(risk="concern")))
     user = make_user()
     record = say(user, QUIET_PLAN)
     assert "harbour" in record.text and record.route == "generated" and events(user) == []
@@ -132,9 +132,9 @@ def test_a_concern_reading_keeps_the_generated_reply(migrated_db, monkeypatch):
 def test_a_boundary_reading_replaces_the_reply_with_the_hand_written_one(
     migrated_db, monkeypatch, boundary, category, rule, expected
 ):
-    import workers.reply_service
+    import adapters.reply_service
 
-    use_model(monkeypatch, workers.reply_service, Scripted(reading_model(boundary=boundary)))
+    use_model(monkeypatch, adapters.reply_service, Scripted(reading_model(boundary=boundary)))
     user, before = make_user(), referrals()
     record = say(user, QUIET_ASK)
     assert any(line in record.text for line in expected) and "harbour" not in record.text
@@ -145,18 +145,18 @@ def test_a_boundary_reading_replaces_the_reply_with_the_hand_written_one(
 
 
 def test_crisis_wins_when_the_reading_names_both(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
-    use_model(monkeypatch, workers.reply_service, Scripted(reading_model(risk="crisis", boundary="romance")))
+    use_model(monkeypatch, adapters.reply_service, Scripted(reading_model(risk="crisis", boundary="romance")))
     record = say(make_user(), QUIET_ASK)
     assert "findahelpline.com" in record.text and record.category == "emotional_crisis"
 
 
 def test_with_the_guard_off_the_reading_changes_nothing(migrated_db, monkeypatch):
-    import workers.reply_service
-    from workers.settings import get_settings
+    import adapters.reply_service
+    from adapters.settings import get_settings
 
-    use_model(monkeypatch, workers.reply_service, Scripted(reading_model(risk="crisis")))
+    use_model(monkeypatch, adapters.reply_service, Scripted(reading_model(risk="crisis")))
     monkeypatch.setenv("ELLA_GUARD_ENABLED", "false")
     get_settings.cache_clear()
     try:
@@ -191,12 +191,14 @@ def test_the_reply_prompt_asks_for_the_reading_and_the_offline_engine_reads_none
 
 
 def test_a_crisis_reading_through_the_anthropic_sdk_and_the_loopback_api(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
     from ella.llm.anthropic_provider import AnthropicProvider
 
     with FakeAnthropic() as fake:
         fake.responder = lambda body: reading_model(risk="crisis")(body)
-        use_model(monkeypatch, workers.reply_service, AnthropicProvider("k", fake.base_url, timeout=5.0, max_retries=0))
+        use_model(
+            monkeypatch, adapters.reply_service, AnthropicProvider("k", fake.base_url, timeout=5.0, max_retries=0)
+        )
         user = make_user()
         record = say(user, QUIET_PLAN)
     assert "988" in record.text and record.category == "emotional_crisis"

@@ -130,8 +130,8 @@ def test_without_the_extra_the_stage_is_absent_logged_once_and_the_rules_still_a
 
 
 def test_with_the_setting_off_the_embedder_is_never_loaded() -> None:
-    from workers.reply_service import reply_policy
-    from workers.settings import Settings
+    from adapters.reply_service import reply_policy
+    from adapters.settings import Settings
 
     def never() -> SemanticEmbedder:
         raise AssertionError("the embedder was loaded with the setting off")
@@ -146,8 +146,8 @@ def test_with_the_setting_off_the_embedder_is_never_loaded() -> None:
 
 
 def test_the_setting_reaches_the_inbound_guard(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.reply_service import reply_policy
-    from workers.settings import Settings
+    from adapters.reply_service import reply_policy
+    from adapters.settings import Settings
 
     monkeypatch.setenv("ELLA_GUARD_SEMANTIC", "1")
     policy = reply_policy(Settings())

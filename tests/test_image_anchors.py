@@ -114,7 +114,7 @@ def test_the_store_names_a_file_by_the_sha256_of_its_bytes_and_keeps_no_partial_
 
 
 def _user(user_id: str | None = None) -> str:
-    from workers.db import session_scope
+    from adapters.db import session_scope
 
     user_id = user_id or f"img-{uuid.uuid4().hex[:10]}"
     with session_scope() as s:
@@ -123,8 +123,8 @@ def _user(user_id: str | None = None) -> str:
 
 
 def _fact(user_id: str, obj: str, tier: Tier = Tier.CANON) -> int:
+    from adapters.db import session_scope
     from models.ledger import append
-    from workers.db import session_scope
 
     writer = Writer.ANCHOR if tier is Tier.CANON else Writer.WORLD_TICK
     with session_scope() as s:
@@ -134,8 +134,8 @@ def _fact(user_id: str, obj: str, tier: Tier = Tier.CANON) -> int:
 
 
 def _supersede(user_id: str, old_id: int, obj: str, tier: Tier, writer: Writer) -> int:
+    from adapters.db import session_scope
     from models.supersession import supersede
-    from workers.db import session_scope
 
     with session_scope() as s:
         return supersede(s, user_id, old_id, NewFact(DOOR, "color", obj, tier.value), writer, NOW).id
@@ -147,7 +147,7 @@ def store(tmp_path: Path) -> ContentStore:
 
 
 def test_sixteen_concurrent_first_references_render_once_and_all_get_the_same_anchor(migrated_db, store):
-    from workers.images import CountingImages, get_or_create
+    from adapters.images import CountingImages, get_or_create
 
     user = _user()
     counting = CountingImages(delay_s=0.3)  # a render long enough that every thread arrives during it
@@ -174,8 +174,8 @@ def test_sixteen_concurrent_first_references_render_once_and_all_get_the_same_an
 
 
 def test_a_second_reference_renders_nothing_and_costs_one_query(migrated_db, store):
-    from workers.db import get_engine
-    from workers.images import CountingImages, get_or_create
+    from adapters.db import get_engine
+    from adapters.images import CountingImages, get_or_create
 
     user, counting = _user(), CountingImages()
     first = get_or_create(user, "loch", "the loch", generator=counting, store=store)
@@ -196,9 +196,9 @@ def test_a_second_reference_renders_nothing_and_costs_one_query(migrated_db, sto
 
 
 def test_only_a_canon_supersession_of_the_fact_redraws_and_the_old_version_is_kept(migrated_db, store):
+    from adapters.db import autocommit_scope
+    from adapters.images import CountingImages, get_or_create
     from models.images import all_versions
-    from workers.db import autocommit_scope
-    from workers.images import CountingImages, get_or_create
 
     user, counting = _user(), CountingImages()
     red = _fact(user, "red")
@@ -227,8 +227,8 @@ def test_only_a_canon_supersession_of_the_fact_redraws_and_the_old_version_is_ke
 
 
 def _fact_by_user(user_id: str, obj: str) -> int:
+    from adapters.db import session_scope
     from models.ledger import append
-    from workers.db import session_scope
 
     with session_scope() as s:
         fact = append(s, user_id, NewFact("user.door", "color", obj, Tier.USER_CLAIM.value), Writer.USER, NOW)
@@ -237,10 +237,10 @@ def _fact_by_user(user_id: str, obj: str) -> int:
 
 
 def test_erasure_removes_the_users_rows_and_bytes_but_not_bytes_another_user_shares(migrated_db, tmp_path, monkeypatch):
+    from adapters.db import autocommit_scope
+    from adapters.images import get_or_create
+    from adapters.settings import get_settings
     from tasks.privacy import forget
-    from workers.db import autocommit_scope
-    from workers.images import get_or_create
-    from workers.settings import get_settings
 
     monkeypatch.setenv("ELLA_IMAGE_DIR", str(tmp_path / "store"))
     get_settings.cache_clear()
@@ -268,10 +268,10 @@ def test_erasure_removes_the_users_rows_and_bytes_but_not_bytes_another_user_sha
 
 def test_renders_under_concurrency_reports_one_render_for_sixteen_references(migrated_db, tmp_path, monkeypatch):
     """The bench's figure (``renders_16way``), measured the same way, leaves nothing behind."""
+    from adapters.db import autocommit_scope
+    from adapters.images import renders_under_concurrency
+    from adapters.settings import get_settings
     from models.images import ImageAnchorRow
-    from workers.db import autocommit_scope
-    from workers.images import renders_under_concurrency
-    from workers.settings import get_settings
 
     monkeypatch.setenv("ELLA_IMAGE_DIR", str(tmp_path / "store"))
     get_settings.cache_clear()
@@ -332,7 +332,7 @@ def provider_url() -> Iterator[str]:
 
 @pytest.mark.domain
 def test_the_http_provider_posts_the_prompt_with_the_key_and_returns_the_image(provider_url):
-    from workers.image_http import HttpImages
+    from adapters.image_http import HttpImages
 
     images = HttpImages(provider_url, SecretStr("sekrit-key"), timeout_s=5)
 
@@ -346,7 +346,7 @@ def test_the_http_provider_posts_the_prompt_with_the_key_and_returns_the_image(p
 @pytest.mark.domain
 @pytest.mark.parametrize(("prompt", "says"), [("fail", "HTTP 503"), ("html page", "text/html that is not an image")])
 def test_the_http_provider_refuses_an_error_status_or_a_body_that_is_not_an_image(provider_url, prompt, says):
-    from workers.image_http import HttpImages
+    from adapters.image_http import HttpImages
 
     with pytest.raises(ImageProviderError, match=says) as raised:
         HttpImages(provider_url, SecretStr("sekrit-key"), timeout_s=5).render(prompt)
@@ -355,9 +355,9 @@ def test_the_http_provider_refuses_an_error_status_or_a_body_that_is_not_an_imag
 
 @pytest.mark.domain
 def test_the_http_provider_is_chosen_by_the_settings_and_needs_a_url():
-    from workers.image_http import HttpImages
-    from workers.images import ImageSettingsError, image_generator
-    from workers.settings import Settings
+    from adapters.image_http import HttpImages
+    from adapters.images import ImageSettingsError, image_generator
+    from adapters.settings import Settings
 
     assert isinstance(image_generator(Settings(image_provider="offline", image_api_url="http://x")), OfflineImages)
     assert isinstance(image_generator(Settings(image_api_url="")), OfflineImages)  # compose's ${VAR:-}: unset
@@ -374,9 +374,9 @@ def test_world_show_lists_every_version_with_the_current_one_and_whether_its_byt
 ):
     from rich.console import Console
 
-    from workers.cli_world import print_image_anchors
-    from workers.images import get_or_create
-    from workers.settings import get_settings
+    from adapters.images import get_or_create
+    from adapters.settings import get_settings
+    from cli.world import print_image_anchors
 
     monkeypatch.setenv("ELLA_IMAGE_DIR", str(tmp_path / "store"))
     get_settings.cache_clear()

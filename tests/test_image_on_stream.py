@@ -12,14 +12,14 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.images import image_store
+from adapters.publishing import outbox_entry
 from ella.contract import IngestPayload
 from ella.world.images import OfflineImages
 from models import ImageAnchorRow, OutboxRecord, User
 from tasks.ingest import ingest
 from tests.test_world_pipeline import Scripted, use_model
-from workers.db import autocommit_scope, session_scope
-from workers.images import image_store
-from workers.publishing import outbox_entry
 
 
 def _door_reply(request) -> str:
@@ -31,7 +31,7 @@ def _door_reply(request) -> str:
 
 
 def test_the_first_reply_showing_a_drawn_picture_carries_its_reference_and_later_ones_do_not(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
     user = f"img-{uuid.uuid4().hex[:8]}"
     data = OfflineImages().render("a red cottage door")
@@ -40,7 +40,7 @@ def test_the_first_reply_showing_a_drawn_picture_carries_its_reference_and_later
         s.add(User(id=user, timezone="UTC"))
         s.flush()
         s.add(ImageAnchorRow(user_id=user, entity="front_door", version=1, sha256=sha, prompt="a red cottage door"))
-    use_model(monkeypatch, workers.reply_service, Scripted(_door_reply))
+    use_model(monkeypatch, adapters.reply_service, Scripted(_door_reply))
     records = []
     for text in ("How is the house?", "And the door?"):
         message_id = uuid.uuid4().hex

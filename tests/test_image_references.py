@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from adapters.db import session_scope
 from ella.ledger.facts import NewFact
 from ella.ledger.rules import Tier, Writer
 from ella.world import images
 from models import User
 from models.images import ImageAnchorRow
 from models.ledger import current
-from workers.db import session_scope
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 DOOR = "ellahome.exterior.door_color"
@@ -37,8 +37,8 @@ def test_ellas_words_naming_her_door_kitchen_cat_or_shore_are_references_and_loo
 @pytest.fixture
 def world(migrated_db, tmp_path, monkeypatch) -> str:
     """A user whose world has its seed anchors (the red door, the tabby cat), and a scratch image store."""
+    from adapters.settings import get_settings
     from models.world_clock import advance_world
-    from workers.settings import get_settings
 
     monkeypatch.setenv("ELLA_IMAGE_DIR", str(tmp_path / "images"))
     get_settings.cache_clear()
@@ -86,12 +86,12 @@ def test_an_erased_user_gets_no_picture(migrated_db):
 
 
 def test_a_reply_that_names_the_door_emits_one_drawing_task_through_the_real_ingest(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
+    from adapters.settings import Settings
     from ella.contract import IngestPayload
     from ella.llm.port import ModelPort
     from tasks import ingest as ingest_module
     from tests.support.scripted import Scripted
-    from workers.settings import Settings
 
     answer = {
         "reply": "Morning! I finally repainted the front door.",
@@ -100,13 +100,13 @@ def test_a_reply_that_names_the_door_emits_one_drawing_task_through_the_real_ing
                              "confidence": 0.9}],
     }  # fmt: skip
     model = Scripted(lambda request: json.dumps(answer))
-    monkeypatch.setattr(workers.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers))
+    monkeypatch.setattr(adapters.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers))
     user = f"ref-{uuid.uuid4().hex[:8]}"
     payload = IngestPayload(message_id=uuid.uuid4().hex, user_id=user, text="what did you do today? the cat?",
                             sent_at=datetime.now(UTC))  # fmt: skip
     _stream, follow = ingest_module.ingest(payload, task_id=None)
+    from adapters.db import autocommit_scope
     from models.pending_effects import owed_by_ids
-    from workers.db import autocommit_scope
 
     with autocommit_scope() as session:
         (owed,) = owed_by_ids(session, follow["owed"])  # what the turn's commit owes, sent after it

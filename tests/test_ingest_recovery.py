@@ -26,12 +26,12 @@ import pytest
 import redis
 from sqlalchemy import select, update
 
+from adapters import inbox
+from adapters.db import autocommit_scope, session_scope
+from adapters.outbox_stream import published_marker
+from adapters.settings import get_settings
 from models import OutboxRecord
 from tests.conftest import wait_for
-from workers import inbox
-from workers.db import autocommit_scope, session_scope
-from workers.outbox_stream import published_marker
-from workers.settings import get_settings
 
 
 def kwargs_for(user_id: str, message_id: str | None = None) -> dict[str, str]:
@@ -145,7 +145,7 @@ class OwnRedis:
 @pytest.fixture
 def own_redis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRedis]:
     """This process's redis-py client on the test's own server (the broker stays where it is)."""
-    from workers import redis_conn
+    from adapters import redis_conn
 
     server = OwnRedis(tmp_path)
     server.start()
@@ -160,9 +160,9 @@ def own_redis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRe
 def redis_drops_at_first(monkeypatch: pytest.MonkeyPatch, server: OwnRedis, for_s: float) -> Callable[[], int]:
     """Stop ``server`` just as the first publish starts (after the commit) and start it ``for_s`` later; the
     number of publish attempts so far."""
-    import workers.publishing
+    import adapters.publishing
 
-    real = workers.publishing.publish_once
+    real = adapters.publishing.publish_once
     calls = [0]
 
     def publish_once(*args: Any, **kwargs: Any) -> str:
@@ -174,7 +174,7 @@ def redis_drops_at_first(monkeypatch: pytest.MonkeyPatch, server: OwnRedis, for_
             threading.Timer(for_s, server.start, kwargs={"wait": False}).start()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(workers.publishing, "publish_once", publish_once)
+    monkeypatch.setattr(adapters.publishing, "publish_once", publish_once)
     return lambda: calls[0]
 
 

@@ -26,12 +26,12 @@ import httpx2 as httpx
 import pytest
 from sqlalchemy import select
 
+from adapters.db import session_scope
+from adapters.settings import get_settings
 from models import MemoryNode, User, WorldFact
 from models.boundary import BoundaryEvent
 from tests.test_memory_perceive import perceive_now
 from tests.test_memory_reflection import reflect_now
-from workers.db import session_scope
-from workers.settings import get_settings
 
 CHROMIUM = Path("/usr/bin/chromium")
 AUTH = ("ops", "s3cret-pass")
@@ -92,7 +92,7 @@ def server(migrated_db: str) -> Iterator[str]:
     """The app under uvicorn in a thread on a free loopback port; its base URL."""
     import uvicorn
 
-    from workers.inspect import app
+    from operator_page.page import app
 
     config = uvicorn.Config(app([":".join(AUTH)]), host="127.0.0.1", port=free_port(), log_level="warning")
     srv = uvicorn.Server(config)
@@ -146,8 +146,8 @@ def test_valid_credentials_reach_the_pages_and_nothing_writes(server):
 def test_the_app_and_the_command_refuse_to_start_without_credentials(monkeypatch):
     from typer.testing import CliRunner
 
-    from workers.cli import cli
-    from workers.inspect import app
+    from cli.main import cli
+    from operator_page.page import app
 
     for given in ([], [""], ["no-colon"]):
         with pytest.raises(ValueError, match="ELLA_INSPECT_BASIC_AUTH"):
@@ -164,7 +164,7 @@ def test_the_app_and_the_command_refuse_to_start_without_credentials(monkeypatch
 def test_the_command_binds_loopback_unless_told_otherwise(monkeypatch):
     import uvicorn
 
-    from workers.cli import cli
+    from cli.main import cli
 
     seen = {}
     monkeypatch.setenv("ELLA_INSPECT_BASIC_AUTH", ":".join(AUTH))
@@ -183,7 +183,7 @@ def test_the_command_binds_loopback_unless_told_otherwise(monkeypatch):
 
 
 def test_a_users_page_shows_only_that_users_rows_and_escapes_what_they_wrote(migrated_db):
-    from workers.inspect import render_user_page
+    from operator_page.page import render_user_page
 
     mine, theirs = f"me-{uuid.uuid4().hex[:6]}", f"them-{uuid.uuid4().hex[:6]}"
     build_user(mine, ["<script>alert('x')</script> I live in Leeds"], trigger_max=150)
@@ -195,7 +195,7 @@ def test_a_users_page_shows_only_that_users_rows_and_escapes_what_they_wrote(mig
 
 
 def test_boundary_text_is_shown_only_when_text_logging_is_on(migrated_db, monkeypatch):
-    from workers.inspect import render_user_page
+    from operator_page.page import render_user_page
 
     user = f"b-{uuid.uuid4().hex[:6]}"
     with session_scope() as s:
@@ -253,7 +253,7 @@ def cells(html: str, row_id: str) -> list[str]:
 def test_the_fleet_page_counts_reflections_notifications_fires_cost_and_dead_letters(migrated_db):
     from models.dead_letter import DeadLetter
     from models.notifications import NotificationCandidate
-    from workers.inspect import render_fleet_page
+    from operator_page.page import render_fleet_page
 
     user = f"f-{uuid.uuid4().hex[:6]}"
     build_user(user)
@@ -285,7 +285,7 @@ def reflection_thoughts_runs(user: str) -> set[str]:
 
 
 def test_the_static_page_needs_no_server(migrated_db):
-    from workers.inspect import render_user_page
+    from operator_page.page import render_user_page
 
     user = f"s-{uuid.uuid4().hex[:6]}"
     build_user(user, MESSAGES[:2], trigger_max=150)
@@ -396,11 +396,12 @@ def test_every_template_file_is_package_data_so_an_installed_ella_finds_it():
     import fnmatch
     import tomllib
 
-    from workers.inspect import TEMPLATES
+    from operator_page.page import TEMPLATES
 
     root = Path(__file__).resolve().parents[1]
-    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["workers"]
-    files = [p.relative_to(root / "workers").as_posix() for p in TEMPLATES.rglob("*") if p.is_file()]
+    package_data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    patterns = package_data["operator_page"]
+    files = [p.relative_to(root / "operator_page").as_posix() for p in TEMPLATES.rglob("*") if p.is_file()]
     assert {"templates/user.html", "templates/fleet.html", "templates/inspect.css"} <= set(files)
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), f"{name} is not package data"
@@ -410,7 +411,7 @@ def test_the_users_page_says_what_made_each_node_fact_and_arc(migrated_db):
     """Provenance on the operator's page (issue 21): a reflection's thought was made by the offline engine's
     answer to the insights prompt of this version; a fact by the extraction prompt; the anchors by a rule."""
     from ella.llm.prompts import prompt_version
-    from workers.inspect import render_user_page
+    from operator_page.page import render_user_page
 
     user = f"pv-{uuid.uuid4().hex[:6]}"
     build_user(user)
@@ -444,7 +445,7 @@ def test_the_fleet_page_counts_the_open_reviews_and_lists_them_but_not_the_resol
     contests with their facts' objects (each read under its own user: another user's fact id shows as gone),
     how long each has waited, and the command that settles one."""
     from models.review import FactReview, queue_review
-    from workers.inspect import REVIEW_RESOLVE, render_fleet_page
+    from operator_page.page import REVIEW_RESOLVE, render_fleet_page
 
     now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
     one, two = f"ra-{uuid.uuid4().hex[:6]}", f"rb-{uuid.uuid4().hex[:6]}"
@@ -479,7 +480,7 @@ def test_the_fleet_page_counts_the_open_reviews_and_lists_them_but_not_the_resol
 
 def test_a_users_page_shows_only_that_users_open_reviews(migrated_db):
     from models.review import FactReview, queue_review
-    from workers.inspect import render_user_page
+    from operator_page.page import render_user_page
 
     mine, theirs = f"rm-{uuid.uuid4().hex[:6]}", f"rt-{uuid.uuid4().hex[:6]}"
     with session_scope() as s:
@@ -515,7 +516,7 @@ def test_a_reply_shows_what_ella_saw_and_an_id_not_the_users_as_gone(migrated_db
     from ella.seen import encode
     from models.outbox import OutboxRecord
     from models.selflog import SelfLogEntry
-    from workers.inspect import render_user_page
+    from operator_page.page import render_user_page
 
     mine, theirs = f"w-{uuid.uuid4().hex[:6]}", f"x-{uuid.uuid4().hex[:6]}"
     build_user(mine, ["I live in Leeds", "My sister Maya is helping me practise"], trigger_max=150)
@@ -556,7 +557,7 @@ def test_a_reply_shows_what_ella_saw_and_an_id_not_the_users_as_gone(migrated_db
 
 def test_the_users_page_shows_their_audit_trail_and_says_so_when_empty(migrated_db):
     from models.audit import MemoryAudit
-    from workers.inspect import render_user_page
+    from operator_page.page import render_user_page
 
     mine, theirs, quiet = (f"{p}-{uuid.uuid4().hex[:6]}" for p in ("au", "av", "aq"))
     with session_scope() as s:

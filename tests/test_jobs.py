@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import func, select
 
+from adapters.db import session_scope
 from ella import jobs
 from ella.jobs import Job, Period, request_id
 from ella.llm.batches import CUSTOM_ID
@@ -26,7 +27,6 @@ from models import runs as run_store
 from models.base import utcnow
 from tasks import jobs as job_tasks
 from tests.support.job_planner import SLOT_NOW, add_users
-from workers.db import session_scope
 
 ZONES = ["UTC", "Europe/London", "America/New_York", "America/Los_Angeles", "Pacific/Auckland", "Asia/Kolkata",
          "Pacific/Kiritimati", "Pacific/Pago_Pago", "Australia/Lord_Howe", "America/St_Johns"]  # fmt: skip
@@ -288,8 +288,8 @@ def test_beats_planner_fans_out_into_chunk_tasks_in_a_real_worker_and_the_digest
 def test_each_job_asks_its_seed_tier_configured_in_settings_and_never_a_deprecated_model():
     """The addendum's tiers: the digest and contested resolution on the small model, the distillation (chapters
     and arcs) on the top one; model ids come from settings, and none is past its end of life."""
+    from adapters.settings import Settings
     from ella.llm.kinds import KINDS
-    from workers.settings import Settings
 
     job_kinds = ("digest", "contested_verdict", "chapter_distillation", "relationship_arc")
     assert {kind: KINDS[kind].tier for kind in job_kinds} == {
@@ -314,13 +314,13 @@ def test_digest_requests_that_error_or_expire_are_resubmitted_then_given_up_thro
     import re
 
     import tasks.digest  # noqa: F401  (the digest's planner and handler)
+    from adapters import model_batches
+    from adapters.settings import Settings
     from ella.llm.anthropic_provider import AnthropicProvider
     from ella.llm.port import ModelPort
     from models import NotificationCandidate
     from tests.support.fake_anthropic import FakeAnthropic
     from tests.test_digest import add_fact, make_user
-    from workers import model_batches
-    from workers.settings import Settings
 
     now = utcnow()
     offset = (7 - now.hour) % 24

@@ -1,6 +1,6 @@
 """The lazy world: tickers run on read behind a Redis watermark, the ledger stays the source of truth.
 
-The service tests run on real Redis (this run's, ``workers.redis_conn.get_redis``) and each database back end.
+The service tests run on real Redis (this run's, ``adapters.redis_conn.get_redis``) and each database back end.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import Engine, event
 
+from adapters.db import autocommit_scope, session_scope
 from ella.ledger.anchors import WEATHER_SUBJECT, weather_for
 from ella.ledger.rules import Tier, TrustViolation, Writer
 from ella.world import tickers as world
@@ -25,7 +26,6 @@ from ella.world.tickers import BOOK_SUBJECT, HAPPENING_SUBJECT, MOOD_SUBJECT, Pr
 from models import User, WorldFact
 from models.ledger import NewFact, append, current, history
 from models.supersession import supersede
-from workers.db import autocommit_scope, session_scope
 
 T0 = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 LONDON = ZoneInfo("Europe/London")
@@ -106,7 +106,7 @@ class FakeFact:
 
 @pytest.fixture
 def lazy(migrated_db, redis_client):
-    from workers.world_cache import get_world_cache
+    from adapters.world_cache import get_world_cache
 
     return get_world_cache()
 
@@ -194,7 +194,7 @@ def test_a_ledger_write_to_a_world_subject_drops_that_subject_from_the_cache(laz
 
 
 def test_a_flushed_cache_is_rebuilt_from_the_ledger_with_the_same_values_and_no_new_tick(lazy, redis_client):
-    from workers.world_cache import cache_key
+    from adapters.world_cache import cache_key
 
     user = make_user()
     first = lazy.read(user, T0)
@@ -246,17 +246,17 @@ def test_a_chatty_day_ticks_each_subject_once_per_staleness_period(lazy):
 def test_the_reply_prompt_carries_the_lazy_weather_mood_and_book_canon_first(lazy, monkeypatch):
     import json
 
-    import workers.reply_service
+    import adapters.reply_service
+    from adapters.settings import Settings
     from ella.contract import IngestPayload
     from ella.llm.port import ModelPort
     from tasks.ingest import ingest
     from tests.support.scripted import Scripted
-    from workers.settings import Settings
 
     answer = {"reply": "Hello!", "perception": {"score": 2, "subject": "user", "predicate": "said", "object": "hi"},
               "self_statements": []}  # fmt: skip
     model = Scripted(lambda request: json.dumps(answer))
-    monkeypatch.setattr(workers.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers))
+    monkeypatch.setattr(adapters.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers))
     user = make_user()
     payload = IngestPayload(message_id=uuid.uuid4().hex, user_id=user, text="I'm so tired today", sent_at=T0)
     ingest(payload, task_id=None)
@@ -275,8 +275,8 @@ def test_the_reply_prompt_carries_the_lazy_weather_mood_and_book_canon_first(laz
 def test_world_show_gives_each_subjects_value_when_it_was_ticked_and_whether_the_cache_is_warm(lazy):
     from typer.testing import CliRunner
 
-    from workers.cli import cli
-    from workers.world_cache import cache_key
+    from adapters.world_cache import cache_key
+    from cli.main import cli
 
     user = make_user()
 

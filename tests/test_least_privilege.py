@@ -30,9 +30,9 @@ import redis
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
+from adapters.settings import Settings, get_settings
 from tests.conftest import RUN, wait_for
 from tests.support.scratch import pg_admin_url
-from workers.settings import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -152,8 +152,8 @@ def _answers(client: redis.Redis) -> bool:
 def test_the_gateway_may_enqueue_inbound_remember_messages_and_read_and_ack_the_outbox(
     acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis
 ):
-    from workers import inbox
-    from workers.outbox_stream import OutboxReader
+    from adapters import inbox
+    from adapters.outbox_stream import OutboxReader
 
     settings = get_settings()
     gateway = client_as(*acl_users["gateway"])
@@ -279,14 +279,14 @@ def test_the_gateway_client_as_the_gateway_user_gets_its_reply_from_a_real_worke
     redis_client: redis.Redis,
     monkeypatch: pytest.MonkeyPatch,
 ):
-    """The gateway's own client (workers/gateway.py: inbox entry, send_task, consumer-group reader) under the
+    """The gateway's own client (gateway/client.py: inbox entry, send_task, consumer-group reader) under the
     gateway user, a real worker on the usual connection or as the worker user: the message is answered, an export
     is answered, and the gateway reads and acknowledges both through its group."""
     from celery import Celery
 
-    from workers import gateway
+    from adapters.outbox_stream import OutboxReader
+    from gateway import client as gateway
     from workers.app import celery_config
-    from workers.outbox_stream import OutboxReader
 
     env = {"ELLA_REDIS_URL": url_as(*acl_users["worker"])} if worker_connects_as == "worker" else None
     start_worker(env=env)
@@ -387,7 +387,7 @@ def pg_roles(tmp_path: Path) -> Iterator[dict[str, str]]:
         )
         yield {"database": database, **roles}
     finally:
-        from workers import db
+        from adapters import db
 
         db.forget_engine(_url_of(database, roles["owner"]))
         with psycopg.connect(admin_dsn, autocommit=True) as conn:
@@ -410,8 +410,8 @@ def test_migrations_run_as_the_owner_and_each_role_gets_exactly_its_grants(pg_ro
     """The owner migrates (and owns every table); the worker reads and writes rows but cannot create, drop,
     alter or truncate a table; the operator page's role reads only; beat's role reads nothing; a role the script
     did not name cannot even connect. The grants reach the tables a migration creates after the script ran."""
+    from adapters import db
     from models import User
-    from workers import db
 
     database = pg_roles["database"]
     db.upgrade(Settings(_env_file=None, database_url=_url_of(database, pg_roles["owner"])))
@@ -483,11 +483,12 @@ def test_a_real_worker_as_the_worker_role_answers_exports_and_forgets_on_the_own
 ):
     """A worker with only the worker role's grants does its real work: the schema check at start-up, a reply, an
     export, a right-to-be-forgotten erasure (every table it clears), with no "permission denied" in its log."""
+    from adapters import db
+    from adapters.redis_conn import redis_url
+    from gateway import client as gateway
     from tests.conftest import VAR
-    from workers import db, gateway
     from workers.app import app
     from workers.procs import WorkerProcess
-    from workers.redis_conn import redis_url
 
     settings = get_settings()
     database = pg_roles["database"]
@@ -538,7 +539,7 @@ def test_a_real_worker_as_the_worker_role_answers_exports_and_forgets_on_the_own
 def test_only_the_worker_may_rewrite_redis_files_for_an_erasure_and_read_only_their_progress(
     command: list[str], worker_may: bool, acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis
 ):
-    """The erasure's last step (workers/disk_erasure.py) runs as the worker user: BGREWRITEAOF, BGSAVE and INFO's
+    """The erasure's last step (adapters/disk_erasure.py) runs as the worker user: BGREWRITEAOF, BGSAVE and INFO's
     persistence section, and no other section of INFO nor CONFIG. No other kind may (ACL DRYRUN: nothing runs)."""
     for kind in KINDS:
         answer = redis_client.execute_command("ACL", "DRYRUN", acl_users[kind][0], *command)

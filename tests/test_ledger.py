@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from typer.testing import CliRunner
 
+from adapters.db import autocommit_scope, session_scope
 from ella.ledger.brief import world_brief
 from ella.ledger.rules import FactConflict, Status, Tier, TrustViolation, Writer, check_supersede
 from models import FactEvent, User, WorldFact
@@ -19,7 +20,6 @@ from models.review import open_reviews
 from models.supersession import resolve_contest, supersede
 from models.world_clock import advance_world
 from tests.support.supersession_ways import on_both_ways, supersession_way  # noqa: F401  (a fixture)
-from workers.db import autocommit_scope, session_scope
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
@@ -224,8 +224,8 @@ def test_one_users_facts_never_appear_in_another_users_brief(migrated_db):
 
 
 def test_operators_see_the_ledger_and_settle_a_queued_contest_from_the_cli(migrated_db):
+    from cli.main import cli
     from models.review import queue_review
-    from workers.cli import cli
 
     user = make_user()
     with session_scope() as s:

@@ -17,6 +17,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella.ledger import consolidation, subjects
 from ella.ledger.consolidation import Statement
 from ella.ledger.extraction import Action
@@ -30,8 +32,6 @@ from models import NotificationCandidate, User, WorldFact
 from models.ledger import events, history
 from tests.conftest import wait_for
 from tests.support.scripted import Scripted
-from workers.db import autocommit_scope, session_scope
-from workers.settings import Settings
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)  # a Sunday
 UTC_ZONE = ZoneInfo("UTC")
@@ -305,10 +305,10 @@ def test_the_days_digest_does_not_look_forward_to_an_interview_the_user_said_wen
     """Through the real worker (ingest, reply, extraction), then the day's digest by the job's planner and the
     Batches service on the offline engine: the user who told the outcome gets no "ahead of your job interview";
     the one who did not still does (so the test can fail)."""
+    from adapters import model_batches
     from ella.jobs import Job, Member, period_of
+    from gateway.client import enqueue_message
     from tasks.digest import plan_digest
-    from workers import model_batches
-    from workers.gateway import enqueue_message
 
     start_worker()
     now = datetime.now(UTC).replace(microsecond=0)

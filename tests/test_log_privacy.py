@@ -26,8 +26,8 @@ def test_a_database_error_prints_its_statement_without_the_bound_values():
 
 @pytest.mark.integration
 def test_a_retried_task_logs_neither_its_arguments_nor_its_sql_parameters(start_worker):
+    from adapters.settings import get_settings
     from workers.app import app
-    from workers.settings import get_settings
 
     worker = start_worker(concurrency=1, extra_args=["-I", "tests.support.slow_tasks"])
     words = f"please keep this private {uuid.uuid4().hex[:8]}"
@@ -65,7 +65,7 @@ def test_ella_users_key_prints_the_pseudonym_the_logs_name_a_user_by():
 
     from typer.testing import CliRunner
 
-    from workers.cli import cli
+    from cli.main import cli
     from workers.logs import pseudonym
 
     result = CliRunner().invoke(cli, ["users", "key", "sam-42"])

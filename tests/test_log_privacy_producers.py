@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
+from adapters.settings import get_settings
 from tests.conftest import wait_for
 from tests.test_node_gateway import node_package, run_node  # noqa: F401  (node_package: a fixture)
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
 
@@ -198,7 +198,7 @@ def test_no_worker_log_line_spells_the_users_words_or_id_whatever_the_producer(s
 def test_an_erased_users_late_messages_from_a_raw_producer_leave_neither_her_id_nor_her_words_in_the_log(
     start_worker, redis_client, outbox
 ):
-    from workers.gateway import enqueue_message, forget_user
+    from gateway.client import enqueue_message, forget_user
 
     inbound = get_settings().queue_inbound
     worker = start_worker()
@@ -238,9 +238,9 @@ def test_a_user_whose_lost_message_id_another_user_took_is_answered_message_id_t
     """A sends M; the broker loses A's task; B sends M and is stored first; the inbox sweep's re-send of A's
     message is refused, and A is told so on the stream (``rejected``, ``message_id_taken``, her user id, in
     reply to M) instead of waiting on silence; her inbox entry is gone, B's reply is the one reply to M."""
+    from adapters import inbox
+    from gateway.client import enqueue_message
     from tasks.inbox import resend_unanswered_messages
-    from workers import inbox
-    from workers.gateway import enqueue_message
 
     monkeypatch.setenv("ELLA_REDIS_KEY_PREFIX", f"{get_settings().redis_key_prefix}-{hex8()}")  # an inbox of its own
     monkeypatch.setenv("ELLA_INBOX_RECHECK_AFTER_S", "0.1")
@@ -275,7 +275,7 @@ def test_an_erased_users_late_message_from_a_stock_celery_node_client_leaves_nei
     outbox,
 ):
     """celery-node 0.5.9 as it ships (clients/node's dev dependency): no representations, ``lang`` "js"."""
-    from workers.gateway import enqueue_message, forget_user
+    from gateway.client import enqueue_message, forget_user
 
     worker = start_worker()
     user, canary = f"cn-erased-{uuid.uuid4().hex}", f"wombatcanary{hex8()}"

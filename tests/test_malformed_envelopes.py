@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from adapters.db import session_scope
+from adapters.settings import get_settings
 from models import DeadLetter
 from tests.conftest import wait_for
-from workers.db import session_scope
 from workers.envelopes import envelope_problem
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
 
 
 def headers(task: str, **changes: Any) -> dict[str, Any]:

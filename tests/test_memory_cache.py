@@ -1,4 +1,4 @@
-"""The per-process retrieval cache (workers/memory_cache.py): up to date with the database without rebuilding.
+"""The per-process retrieval cache (adapters/memory_cache.py): up to date with the database without rebuilding.
 
 Each test changes the stored stream the way the product does (a new node, a touch by another worker, an
 erasure, a change of embedder) and checks that the cached index ranks what a fresh load of the rows would.
@@ -11,12 +11,12 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 from sqlalchemy import delete, update
 
+from adapters.db import session_scope
+from adapters.memory_cache import MemoryCache
 from ella.embeddings import HashingEmbedder
 from ella.memory.retrieval import NodeIndex, rank_memories
 from models import MemoryNode, User
 from models.memory import mark_accessed, node_rows
-from workers.db import session_scope
-from workers.memory_cache import MemoryCache
 
 EMBEDDER = HashingEmbedder()
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
+from adapters.db import session_scope
+from adapters.settings import get_settings
 from ella.llm.port import ModelPort
 from ella.llm.types import Completion, CompletionRequest, Usage
+from gateway.client import enqueue_message
 from models import MemoryNode, ModelCall, User
 from models.memory import drain_importance
 from tests.conftest import wait_for
-from workers.db import session_scope
-from workers.gateway import enqueue_message
-from workers.settings import get_settings
 
 
 def make_user(user_id: str) -> None:

@@ -9,16 +9,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from adapters.db import session_scope
+from adapters.settings import Settings
 from ella.llm.kinds import OutputError, parse_output
 from ella.llm.port import ModelPort
 from ella.reply import OutgoingReply
+from gateway.client import enqueue_message
 from models import Conversation, MemoryNode, User
 from models.turns import store_exchange
 from tests.conftest import wait_for
 from tests.test_memory_perceive import Garbage, make_user, nodes, perceive_now, trigger
-from workers.db import session_scope
-from workers.gateway import enqueue_message
-from workers.settings import Settings
 
 POIGNANT = [
     "I have a job interview at the museum on Thursday and I'm nervous",
@@ -150,7 +150,7 @@ def test_a_poignant_conversation_leads_to_a_reflection_through_a_real_worker(sta
 def test_memory_show_prints_the_counter_nodes_and_thought_evidence(migrated_db):
     from typer.testing import CliRunner
 
-    from workers.cli import cli
+    from cli.main import cli
 
     seed("shown")
     reflect_now("shown")

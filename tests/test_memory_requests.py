@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from adapters.db import autocommit_scope
+from gateway.client import correct_fact, enqueue_message, export_user, forget_memory
 from models import Base, DeadLetter, MemoryNode, WorldFact
 from tests.conftest import wait_for
-from workers.db import autocommit_scope
-from workers.gateway import correct_fact, enqueue_message, export_user, forget_memory
 
 pytestmark = pytest.mark.integration
 
@@ -139,10 +139,10 @@ def test_export_forget_and_correct_through_the_gateway_and_every_refusal_is_answ
 
 
 def test_an_erased_users_malformed_request_is_refused_without_naming_them(migrated_db, outbox):
+    from adapters.db import session_scope
+    from adapters.settings import get_settings
     from models.erasure import bury, tombstone_key
     from tasks.memory_requests import refuse_malformed
-    from workers.db import session_scope
-    from workers.settings import get_settings
 
     user, request_id = f"gone-{uuid.uuid4().hex[:8]}", rid()
     with session_scope() as s:

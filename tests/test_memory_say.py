@@ -14,14 +14,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope
 from ella.llm.recording import prompt_text
 from ella.memory.say import Ask, HeldFact, HeldNode, MemoryView, decide, read_request
+from gateway.client import enqueue_message
 from models import InboundMessage, MemoryAudit, MemoryNode, OutboxRecord, WorldFact
 from tests.conftest import wait_for
 from tests.test_forget_user import redis_mentioning
 from tests.test_memory_requests import rows_of
-from workers.db import autocommit_scope
-from workers.gateway import enqueue_message
 
 T0 = datetime(2026, 11, 3, 18, 0, tzinfo=UTC)
 
@@ -225,7 +225,8 @@ def _reading_model(memory: str, about: str):
 
 
 def test_a_request_the_rules_miss_is_read_by_the_reply_call_and_answered_from_what_she_holds(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
+    from adapters.db import session_scope
     from ella.contract import IngestPayload
     from ella.ledger.facts import NewFact
     from ella.ledger.rules import Tier, Writer
@@ -233,7 +234,6 @@ def test_a_request_the_rules_miss_is_read_by_the_reply_call_and_answered_from_wh
     from models.ledger import append
     from tasks.ingest import ingest
     from tests.test_world_pipeline import Scripted, use_model
-    from workers.db import session_scope
 
     quiet = "honestly I'd rather you didn't hang on to the stuff about my ex"
     assert read_request(quiet) is None  # the premise: only the reading sees it
@@ -243,7 +243,7 @@ def test_a_request_the_rules_miss_is_read_by_the_reply_call_and_answered_from_wh
         s.flush()
         append(s, user, NewFact("user.ex", "name", "Jordan", Tier.USER_CLAIM.value), Writer.USER, T0)
     model = Scripted(_reading_model("forget", "my ex"))
-    use_model(monkeypatch, workers.reply_service, model)
+    use_model(monkeypatch, adapters.reply_service, model)
     message_id = uuid.uuid4().hex
     ingest(IngestPayload(message_id=message_id, user_id=user, text=quiet, sent_at=datetime.now(UTC)), task_id=None)
     with autocommit_scope() as s:
@@ -261,6 +261,7 @@ def test_a_request_the_rules_miss_is_read_by_the_reply_call_and_answered_from_wh
 
 
 def test_a_request_that_can_no_longer_be_carried_out_still_stores_the_turn_and_says_so(migrated_db):
+    from adapters.db import session_scope
     from ella.contract import IngestPayload
     from ella.ledger.facts import NewFact
     from ella.ledger.rules import Tier, Writer
@@ -270,7 +271,6 @@ def test_a_request_that_can_no_longer_be_carried_out_still_stores_the_turn_and_s
     from models.ledger import append
     from models.supersession import supersede
     from tasks.ingest import NOT_CARRIED_OUT, store_turn
-    from workers.db import session_scope
 
     user = f"nc-{uuid.uuid4().hex[:8]}"
     with session_scope() as s:

@@ -1,4 +1,5 @@
-"""Prometheus metrics (workers/metrics.py): call sites to samples, the endpoint, multiprocess mode, the alert rules.
+"""Prometheus metrics (adapters/metrics.py, operator_page/metrics_endpoint.py): call sites to samples, the endpoint,
+multiprocess mode, the alert rules.
 
 What is real here: the call sites' own code (a dead letter recorded, a model call's usage sink, the nightly
 regression), the prometheus_client multiprocess files written by separate processes (and a forked child), the
@@ -26,9 +27,10 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from adapters import metrics
+from adapters.settings import get_settings
+from operator_page import metrics_endpoint as exporter
 from tests.conftest import wait_for
-from workers import metrics
-from workers.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 ALERTS = ROOT / "ops" / "prometheus" / "alerts.yml"
@@ -58,7 +60,7 @@ def family_total(text: str, name: str) -> float:
 def in_process() -> str:
     """A scrape of this process's registry (no multiprocess directory in the test process)."""
     assert metrics.WRITER_DIR is None, "the test process must not write multiprocess files"
-    return metrics.scrape(None, metrics.QueueDepthCollector(client=_Unreachable())).decode()
+    return exporter.scrape(None, exporter.QueueDepthCollector(client=_Unreachable())).decode()
 
 
 class _Unreachable:
@@ -106,7 +108,7 @@ def test_label_values_come_from_small_fixed_sets():
 
 
 def test_a_dead_letter_recorded_at_its_call_site_shows_in_a_scrape(migrated_db):
-    from workers.dead_letters import record_dead_letter
+    from adapters.dead_letters import record_dead_letter
 
     labels = {"task": "ella.perceive", "reason": "failed"}
     before = value(in_process(), "ella_dead_letters_total", **labels)
@@ -115,10 +117,10 @@ def test_a_dead_letter_recorded_at_its_call_site_shows_in_a_scrape(migrated_db):
 
 
 def test_a_model_call_counts_its_outcome_tokens_cache_hit_and_dollars(migrated_db):
+    from adapters.llm import record_usage
     from ella.llm.port import CallRecord
     from ella.llm.types import Usage
     from ella.usage import PriceList, Tokens
-    from workers.llm import record_usage
 
     settings = get_settings()
     model = settings.model_live_reply
@@ -143,7 +145,7 @@ def test_a_model_call_counts_its_outcome_tokens_cache_hit_and_dollars(migrated_d
 
 def test_the_nightly_regression_counts_its_lines_and_its_fires(migrated_db, monkeypatch, tmp_path):
     """The offline engine's replies never fire; a model that declares love does, on both corpus lines it answers."""
-    import workers.reply_service
+    import adapters.reply_service
     from tasks.guard import boundary_regression
     from tests.test_guard_pipeline import romantic_model
     from tests.test_world_pipeline import Scripted, use_model
@@ -156,7 +158,7 @@ def test_the_nightly_regression_counts_its_lines_and_its_fires(migrated_db, monk
         before = in_process()
         boundary_regression.apply().get()
         clean = in_process()
-        use_model(monkeypatch, workers.reply_service, Scripted(romantic_model))
+        use_model(monkeypatch, adapters.reply_service, Scripted(romantic_model))
         drifted = boundary_regression.apply().get()
         after = in_process()
     finally:
@@ -185,12 +187,12 @@ def test_the_nightly_regression_counts_its_lines_and_its_fires(migrated_db, monk
 def test_queue_depth_is_read_from_the_queues_lists_when_scraped(redis_client):
     settings = get_settings()
     queue = settings.queue_batch
-    keys = metrics._queue_keys(queue)
+    keys = exporter._queue_keys(queue)
     redis_client.delete(*keys)
     try:
         redis_client.lpush(keys[0], "a", "b", "c")
         redis_client.lpush(keys[2], "d")  # a priority list (kombu's "<queue>\x06\x166")
-        text = metrics.scrape(None, metrics.QueueDepthCollector(client=redis_client)).decode()
+        text = exporter.scrape(None, exporter.QueueDepthCollector(client=redis_client)).decode()
     finally:
         redis_client.delete(*keys)
     assert value(text, "ella_queue_depth", queue=queue) == 4
@@ -198,7 +200,7 @@ def test_queue_depth_is_read_from_the_queues_lists_when_scraped(redis_client):
     assert {(n, dict(lb).get("queue")) for (n, lb) in samples(text) if n == "ella_queue_depth"} == {
         ("ella_queue_depth", q) for q in settings.queues
     }
-    down = metrics.scrape(None, metrics.QueueDepthCollector(client=_Unreachable())).decode()
+    down = exporter.scrape(None, exporter.QueueDepthCollector(client=_Unreachable())).decode()
     assert value(down, "ella_broker_up") == 0
     assert not [n for (n, _lb) in samples(down) if n == "ella_queue_depth"]
 
@@ -208,7 +210,7 @@ def test_queue_depth_is_read_from_the_queues_lists_when_scraped(redis_client):
 WRITER = """
 import os, sys
 from types import SimpleNamespace
-from workers import metrics
+from adapters import metrics
 assert metrics.WRITER_DIR and os.environ["PROMETHEUS_MULTIPROC_DIR"] == metrics.WRITER_DIR
 n = int(sys.argv[1])
 for _ in range(n):
@@ -237,7 +239,7 @@ def test_two_processes_and_a_forked_child_write_and_one_scrape_sums_them(tmp_pat
     first, second = write_in_a_process(root, 2), write_in_a_process(root, 5)
     assert first != second and first.parent == second.parent == root  # a directory per process group
     assert len(list(first.glob("counter_*.db"))) == 2  # the parent's file and its child's
-    text = metrics.scrape(root, metrics.QueueDepthCollector(client=_Unreachable())).decode()
+    text = exporter.scrape(root, exporter.QueueDepthCollector(client=_Unreachable())).decode()
     assert value(text, "ella_dead_letters_total", task="ella.perceive", reason="failed") == 7
     assert value(text, "ella_replies_total", route="canned", category="emotional_crisis") == 2
     assert value(text, "ella_reply_latency_seconds_count") == 2
@@ -262,7 +264,7 @@ def test_a_group_wipes_its_own_directory_at_start_and_keeps_the_counts_of_groups
         os.environ.pop(metrics.MULTIPROC_ENV, None)  # this test process writes no files
     assert own == stale and not any(own.iterdir())
     assert ended.is_dir() and not idle.exists()
-    text = metrics.scrape(root, metrics.QueueDepthCollector(client=_Unreachable())).decode()
+    text = exporter.scrape(root, exporter.QueueDepthCollector(client=_Unreachable())).decode()
     assert value(text, "ella_dead_letters_total", task="ella.perceive", reason="failed") == 3
 
 
@@ -294,7 +296,7 @@ def endpoint(tmp_path: Path, redis_client) -> Iterator[tuple[str, Path]]:
 
     root = tmp_path / "metrics"
     write_in_a_process(root, 4)
-    app = metrics.app([":".join(AUTH)], root, metrics.QueueDepthCollector(client=redis_client))
+    app = exporter.app([":".join(AUTH)], root, exporter.QueueDepthCollector(client=redis_client))
     config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -332,11 +334,11 @@ def test_the_endpoint_answers_401_without_credentials_and_the_text_format_with_t
 def test_the_endpoint_refuses_to_start_without_credentials_or_a_directory(monkeypatch, tmp_path):
     from typer.testing import CliRunner
 
-    from workers.cli import cli
+    from cli.main import cli
 
     for given in ([], [""], ["no-colon"]):
         with pytest.raises(ValueError, match="ELLA_METRICS_BASIC_AUTH"):
-            metrics.app(given, tmp_path)
+            exporter.app(given, tmp_path)
     monkeypatch.delenv("ELLA_METRICS_BASIC_AUTH", raising=False)
     get_settings.cache_clear()
     try:
@@ -356,7 +358,7 @@ def test_the_command_binds_loopback_unless_told_otherwise(monkeypatch, tmp_path)
     import uvicorn
     from typer.testing import CliRunner
 
-    from workers.cli import cli
+    from cli.main import cli
 
     seen = {}
     monkeypatch.setenv("ELLA_METRICS_BASIC_AUTH", ":".join(AUTH))
@@ -367,7 +369,7 @@ def test_the_command_binds_loopback_unless_told_otherwise(monkeypatch, tmp_path)
         assert CliRunner().invoke(cli, ["metrics", "serve"]).exit_code == 0
     finally:
         get_settings.cache_clear()
-    assert seen["host"] == "127.0.0.1" and seen["port"] == metrics.DEFAULT_PORT
+    assert seen["host"] == "127.0.0.1" and seen["port"] == exporter.DEFAULT_PORT
 
 
 # --- the alert rules -----------------------------------------------------------------------------------------
@@ -402,7 +404,7 @@ def test_the_alert_rules_are_a_valid_rule_file_naming_only_metrics_the_code_defi
             assert rule["annotations"]["summary"]
             names = rule_metric_names(rule["expr"])
             assert names, f"{rule['alert']}: no metric in {rule['expr']!r}"
-            assert names <= exported, f"{rule['alert']}: {sorted(names - exported)} not defined in workers/metrics.py"
+            assert names <= exported, f"{rule['alert']}: {sorted(names - exported)} not defined in adapters/metrics.py"
             used |= names
     wanted = {"ella_boundary_regression_fires_total", "ella_crisis_referrals_total", "ella_dead_letters_total",
               "ella_model_calls_total", "ella_queue_depth"}  # fmt: skip
@@ -428,12 +430,12 @@ def test_a_real_worker_writes_every_family_a_day_of_traffic_produces(start_worke
     the scrape, when the worker has drained every queue: its samples are there, at 0."""
     from sqlalchemy import select
 
+    from adapters.db import session_scope
+    from gateway.client import enqueue_message
     from models import NotificationCandidate, User
     from models.base import utcnow
     from tests.test_digest import add_fact, make_user
     from workers.app import app
-    from workers.db import session_scope
-    from workers.gateway import enqueue_message
 
     root = tmp_path / "metrics"
     corpus = tmp_path / "corpus.jsonl"
@@ -477,7 +479,7 @@ def test_a_real_worker_writes_every_family_a_day_of_traffic_produces(start_worke
     app.send_task("ella.dispatch_notifications", queue=settings.queue_batch, ignore_result=False).get(60)
 
     def scraped() -> str:
-        return metrics.scrape(root, metrics.QueueDepthCollector(client=redis_client)).decode()
+        return exporter.scrape(root, exporter.QueueDepthCollector(client=redis_client)).decode()
 
     families = ["ella_replies", "ella_reply_latency_seconds", "ella_boundary_fires", "ella_crisis_referrals",
                 "ella_dead_letters", "ella_model_calls", "ella_model_tokens", "ella_notifications", "ella_job_users",

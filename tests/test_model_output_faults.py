@@ -22,18 +22,18 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella.contract import IngestPayload
 from ella.llm.anthropic_provider import AnthropicProvider
 from ella.llm.kinds import OutputError, parse_output
 from ella.llm.port import CallRecord, ModelPort
 from ella.llm.types import TransientModelError
+from gateway.client import enqueue_message
 from models import DeadLetter, MemoryNode, OutboxRecord, SelfLogEntry, User, WorldFact
 from models.ledger import history
 from tests.conftest import BACKENDS, wait_for
 from tests.support.fake_anthropic import FAILURE_TEXT, TASK_KIND, FakeAnthropic, default_answer, prompt_texts
-from workers.db import autocommit_scope, session_scope
-from workers.gateway import enqueue_message
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 POIGNANCY = {"name": "Sam", "event": "Sam has an interview"}
@@ -317,12 +317,12 @@ def test_a_fact_with_failure_text_nested_is_never_stored(migrated_db, fake, monk
 
 
 def test_a_reply_with_failure_text_in_a_self_statement_writes_nothing_to_the_self_log(migrated_db, fake, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
     user = make_user()
     bad = reply_with(self_statements=[{"content": "Error: context window exceeded", "about": [], "confidence": 1}])
     answering(fake, reply=bad)
-    use_fake(monkeypatch, workers.reply_service, fake)
+    use_fake(monkeypatch, adapters.reply_service, fake)
     mid = ingest_turn(user, "What did you do today?")
     assert selflog(user) == []
     assert reply_to(mid).route == "fallback"
@@ -355,11 +355,11 @@ def test_a_nul_in_a_nested_fact_is_cleaned_before_the_commit(migrated_db, fake, 
 
 
 def test_a_nul_in_a_replys_nested_output_is_cleaned_before_the_turn_is_committed(migrated_db, fake, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
     user = make_user()
     fake.enqueue(fault="nul_in_strings")
-    use_fake(monkeypatch, workers.reply_service, fake)
+    use_fake(monkeypatch, adapters.reply_service, fake)
     mid = ingest_turn(user, "What did you do today?")
     assert reply_to(mid).route == "generated"
     assert [e.content for e in selflog(user)] == ["I walked to the harbour this morning"]

@@ -8,13 +8,13 @@ import time
 
 import pytest
 
+from adapters.settings import Settings
 from ella.llm.anthropic_provider import AnthropicProvider
 from ella.llm.kinds import KINDS
 from ella.llm.offline import OfflineProvider
 from ella.llm.port import CallRecord, ModelPort
 from ella.llm.types import PermanentModelError, TransientModelError
 from tests.support.fake_anthropic import FakeAnthropic
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 LONG_BRIEF = "Ella lives in a small flat above a bakery in a harbour town. " * 120  # a realistic world brief
@@ -153,7 +153,7 @@ def test_the_provider_retries_little_so_the_celery_retry_is_not_multiplied(fake)
 
 
 def test_the_slot_limit_caps_calls_in_flight_across_threads(fake, redis_client):
-    from workers.llm_slots import ModelSlots
+    from adapters.llm_slots import ModelSlots
 
     fake.latency = 0.15
     slots = ModelSlots(redis_client, f"test-slots-{time.time_ns()}", limit=2, lease_s=30, wait_s=30)
@@ -168,7 +168,7 @@ def test_the_slot_limit_caps_calls_in_flight_across_threads(fake, redis_client):
 
 
 def test_a_slot_held_by_a_dead_worker_frees_after_its_lease(redis_client):
-    from workers.llm_slots import ModelSlots
+    from adapters.llm_slots import ModelSlots
 
     slots = ModelSlots(redis_client, f"test-slots-{time.time_ns()}", limit=1, lease_s=1, wait_s=0.2)
     redis_client.zadd(slots.key, {"crashed-worker": time.time() + 1e6})  # never released, far future: blocks

@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from adapters.db import session_scope
+from gateway.client import enqueue_message
 from models import DeadLetter, ModelCall, OutboxRecord
 from tests.conftest import wait_for
 from tests.support.fake_anthropic import FakeAnthropic
 from workers.app import app
-from workers.db import session_scope
-from workers.gateway import enqueue_message
 
 pytestmark = pytest.mark.integration
 

@@ -11,19 +11,19 @@ import json
 import pytest
 from sqlalchemy import func, select
 
+from adapters.db import autocommit_scope
+from adapters.llm import record_usage
+from adapters.settings import Settings, get_settings
 from ella.llm.port import ModelPort
 from ella.llm.types import CompletionRequest, PermanentModelError
 from models import DeadLetter, User, WorldFact
 from models.usage import ModelCall
 from tests.support.scripted import Scripted
-from workers.db import autocommit_scope
-from workers.llm import record_usage
-from workers.settings import Settings, get_settings
 
 LINES = ["what should I cook tonight?", "I love you", "tell me about your cat"]
 
 
-# The port records usage as this process's port does (``workers.llm.make_port``).
+# The port records usage as this process's port does (``adapters.llm.make_port``).
 
 
 def kind_reply(request: CompletionRequest) -> str:
@@ -61,12 +61,12 @@ def stored_rows() -> dict[str, int]:
 
 
 def test_the_nightly_run_reads_a_new_users_world_and_stores_nothing(migrated_db, monkeypatch, corpus):
-    import workers.reply_service
+    import adapters.reply_service
     from tasks.guard import boundary_regression
 
     model = Scripted(kind_reply)
     monkeypatch.setattr(
-        workers.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers, record=record_usage)
+        adapters.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers, record=record_usage)
     )
     counts = boundary_regression.apply().get()
     assert counts["generated"] == 2 and counts["canned"] == 1 and counts["alerts"] == 0
@@ -78,12 +78,12 @@ def test_the_nightly_run_reads_a_new_users_world_and_stores_nothing(migrated_db,
 def test_a_model_failure_in_the_nightly_run_is_counted_and_never_dead_lettered_as_a_users_message(
     migrated_db, monkeypatch, corpus
 ):
-    import workers.reply_service
+    import adapters.reply_service
     from tasks.guard import boundary_regression
 
     model = Scripted(refusing)
     monkeypatch.setattr(
-        workers.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers, record=record_usage)
+        adapters.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers, record=record_usage)
     )
     counts = boundary_regression.apply().get()
     assert counts["model_failures"] == 2 and counts["alerts"] == 0
@@ -113,14 +113,14 @@ def slow_reply(request: CompletionRequest) -> str:
 
 def test_a_slow_model_ends_the_nightly_run_before_its_time_limit_with_a_summary(migrated_db, monkeypatch, corpus):
     """The reproduced hole: at 5.7 s a reply the run was killed at the hard limit and reported nothing."""
-    import workers.reply_service
+    import adapters.reply_service
     from tasks.guard import boundary_regression
 
     monkeypatch.setenv("ELLA_TASK_SOFT_TIME_LIMIT_S", "1")
     get_settings.cache_clear()
     model = Scripted(slow_reply)
     monkeypatch.setattr(
-        workers.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers, record=record_usage)
+        adapters.reply_service, "get_port", lambda: ModelPort(model, Settings().model_tiers, record=record_usage)
     )
     counts = boundary_regression.apply().get()
     # Line 1 ("what should I cook") takes 0.6 s: line 2 would end past 1 s, so it is not started.

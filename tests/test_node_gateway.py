@@ -30,13 +30,13 @@ import pytest
 from jsonschema import Draft202012Validator
 from sqlalchemy import func, select
 
+from adapters.db import autocommit_scope
+from adapters.settings import get_settings
 from ella.contract import IngestPayload, MemoryRequest, ProfilePayload
 from models import Base, DeadLetter, InboundMessage, OutboxRecord, User
 from tests.conftest import wait_for
 from tests.test_least_privilege import acl_users as acl_users  # a fixture: the ACL users, made and removed per test
-from workers.db import autocommit_scope
 from workers.events import FORGOTTEN_REASON
-from workers.settings import get_settings
 
 pytestmark = pytest.mark.integration
 
@@ -90,7 +90,7 @@ def spec(name: str) -> Draft202012Validator:
 
 def node_env() -> dict[str, str]:
     """This run's environment, with the Redis URL the workers use (the embedded server's socket, if any)."""
-    from workers.redis_conn import redis_url
+    from adapters.redis_conn import redis_url
 
     return {**os.environ, "ELLA_REDIS_URL": redis_url()}
 
@@ -311,7 +311,7 @@ def test_no_log_line_names_a_stock_celery_node_clients_user_or_words(node_packag
     folder, settings = get_settings().var_path / "log", get_settings()
 
     def settled() -> bool:  # the turns' memory and ledger tasks ran and logged too
-        from workers.redis_conn import get_redis
+        from adapters.redis_conn import get_redis
 
         text = "".join(path.read_text(errors="replace") for path in folder.glob("*.log*"))
         return text.count("ella.perceive[") >= 2 and not any(get_redis().llen(q) for q in settings.queues)

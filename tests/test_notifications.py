@@ -17,6 +17,8 @@ import pytest
 from sqlalchemy import event, func, select
 from typer.testing import CliRunner
 
+from adapters.db import get_engine, session_scope
+from adapters.settings import get_settings
 from ella.guard.disclosure import AI_NOTICE
 from ella.ledger.facts import NewFact
 from ella.reply import OutgoingReply
@@ -26,9 +28,7 @@ from models.notifications import based_on_json
 from models.selflog import SelfLogEntry
 from models.turns import open_conversation_history, store_exchange
 from tests.conftest import wait_for
-from workers.db import get_engine, session_scope
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 pytestmark = pytest.mark.integration
 
@@ -95,7 +95,7 @@ def stream_entries(outbox, user_prefix: str) -> list:
 def queued(user_id: str, candidate_id: int) -> int:
     """Messages to ``ella.perceive`` on this run's cognition queue for this user's candidate (the queue is shared by
     the run's tests, and candidate ids repeat across their databases)."""
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
 
     source = f"notification:{candidate_id}"
     raws = get_redis().lrange(get_settings().queue_cognition, 0, -1)
@@ -321,7 +321,7 @@ def test_no_index_names_outbox_published_at_so_a_replys_publish_stays_a_heap_onl
     makes PostgreSQL rewrite every index of the row on that UPDATE (measured: about 7% of ingest throughput)."""
     from sqlalchemy import inspect
 
-    from workers.db import get_engine
+    from adapters.db import get_engine
 
     for index in inspect(get_engine()).get_indexes("outbox_records"):
         assert "published_at" not in index["column_names"], index
@@ -480,7 +480,7 @@ def test_a_due_candidate_reaches_the_outbox_stream_and_memory_through_a_real_wor
 
 
 def test_operators_see_each_candidate_with_its_grounds_and_why_the_next_one_waits(migrated_db, outbox, prefix):
-    from workers.cli import cli
+    from cli.main import cli
 
     now = datetime.now(UTC)
     user = f"{prefix}-op"

@@ -3,7 +3,7 @@
 Why: on the embedded default the offline engine answers every message. While it ignored the context, the lazy
 world never ticked and no earlier conversation shaped a reply, so `make demo` could not show that Ella
 remembers. These tests pin the rules it follows now: it takes the same context the model does (the loader,
-``workers.reply_service.load_reply_context``), retells a memory of an earlier conversation when the user comes
+``adapters.reply_service.load_reply_context``), retells a memory of an earlier conversation when the user comes
 back to its topic (never the current message, never one of this conversation's turns, never grave news or a
 guarded text), and mentions one thing of its lazy world in a greeting or a goodbye; its words stay templates.
 """
@@ -189,11 +189,11 @@ def test_the_offline_engine_loads_the_context_and_its_day_two_reply_draws_on_day
 def test_through_the_worker_a_day_two_reply_draws_on_day_one_and_the_lazy_world_has_ticked(start_worker, outbox):
     from sqlalchemy import select
 
+    from adapters.db import autocommit_scope
+    from gateway.client import enqueue_message
     from models import MemoryNode
     from models.ledger import current
     from tests.conftest import wait_for
-    from workers.db import autocommit_scope
-    from workers.gateway import enqueue_message
 
     start_worker()
     user = f"oc-{uuid.uuid4().hex[:6]}"

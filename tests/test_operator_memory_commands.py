@@ -17,13 +17,13 @@ from click.testing import Result
 from sqlalchemy import select
 from typer.testing import CliRunner
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import get_settings
+from cli.main import cli
 from ella.embeddings import HashingEmbedder
 from ella.ledger.rules import Tier, Writer
 from models import Conversation, InboundMessage, MemoryAudit, MemoryNode, OutboxRecord, User, WorldFact
 from models.forgetting import FORGOTTEN_TEXT
-from workers.cli import cli
-from workers.db import autocommit_scope, session_scope
-from workers.settings import get_settings
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 LOGIN = "opkim"

@@ -1,4 +1,4 @@
-"""The outbox Redis Stream (workers.outbox_stream) and the inbox safety net (workers.inbox), on real Redis.
+"""The outbox Redis Stream (adapters.outbox_stream) and the inbox safety net (adapters.inbox), on real Redis.
 
 Why: a redelivered ingest task must not publish a reply twice; a gateway that crashes must get back what it
 read but never acknowledged; a gateway that never comes back must have its entries taken over; and a message
@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from adapters import inbox
+from adapters.outbox_stream import OutboxReader, publish_once, published_marker
+from adapters.settings import Settings, get_settings
 from ella.contract import OutboxEntry
-from workers import inbox
-from workers.outbox_stream import OutboxReader, publish_once, published_marker
-from workers.settings import Settings, get_settings
 
 
 def make_entry(outbox_id: str | None = None, text: str = "Hi! It's good to hear from you.") -> OutboxEntry:
@@ -201,7 +201,7 @@ def test_reader_defaults_to_the_configured_stream(redis_client) -> None:
             redis_client.delete(reader.stream)
 
 
-# --- workers.inbox --------------------------------------------------------------------------------------
+# --- adapters.inbox --------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -419,7 +419,7 @@ def test_entry_trimmed_away_by_maxlen_is_not_published_again(redis_client, strea
 def test_a_deleted_entry_leaves_no_pending_entry_for_a_restarted_reader(redis_client, stream_settings, published):
     """Redis 7.0 keeps a deleted id in a group's pending list; ``delete_entries`` (erasure, a forget) acks it in
     every group first, so a restarted reader never gets an entry with no fields."""
-    from workers.outbox_stream import delete_entries
+    from adapters.outbox_stream import delete_entries
 
     entries = publish_n(redis_client, stream_settings, published, 2)
     stream = stream_settings.outbox_stream

@@ -17,20 +17,20 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import get_settings
 from ella.contract import IngestPayload
 from models import MemoryNode
 from models.pending_effects import PendingEffects, owed_for
 from tests.conftest import wait_for
 from tests.test_notifications import add_candidate, add_user, notification_records
-from workers.db import autocommit_scope, session_scope
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 
 def queued(task: str, **kwargs: str) -> int:
     """Messages on this run's cognition queue to ``task`` whose kwargs hold all of ``kwargs`` (the queue is shared
     by the run's tests: ids make it this test's)."""
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
 
     count = 0
     for raw in get_redis().lrange(get_settings().queue_cognition, 0, -1):
@@ -80,9 +80,9 @@ def test_a_committed_turn_owes_its_memory_and_facts_until_sent_and_then_nothing(
 def test_a_turn_whose_reply_the_inbox_sweep_publishes_is_also_remembered_and_read_for_facts(migrated_db, outbox):
     """The outage case: the reply committed, its delivery lost before it could publish or emit; the inbox
     sweep's early look publishes the reply, and now sends what the turn owes too (before: published only)."""
+    from adapters import inbox
+    from adapters.redis_conn import get_redis
     from tasks.inbox import look_early
-    from workers import inbox
-    from workers.redis_conn import get_redis
 
     payload = committed_turn()
     kwargs = payload.model_dump(mode="json")
@@ -125,8 +125,8 @@ def test_two_sweeps_that_read_the_same_row_send_it_once(migrated_db):
 
 
 def test_forgetting_a_message_drops_what_its_turn_still_owed(migrated_db):
+    from adapters.embedding_cache import shared_embedder
     from models.forgetting import forget_items
-    from workers.embedding_cache import shared_embedder
 
     payload = committed_turn()
     assert owed_rows(payload.user_id)

@@ -14,6 +14,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import func, select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.reply_service import new_user_defaults
+from adapters.settings import get_settings
 from ella.contract import MalformedPayload, ProfilePayload, parse_profile
 from ella.guard.disclosure import BREAK_REMINDER
 from ella.ledger.anchors import WEATHER_SUBJECT
@@ -24,11 +27,8 @@ from models.ledger import current, history
 from models.user import apply_profile
 from models.world_clock import advance_world
 from tests.test_guard_pipeline import say
-from workers.db import autocommit_scope, session_scope
 from workers.reliability import DeadLettered
-from workers.reply_service import new_user_defaults
 from workers.routing import TaskName
-from workers.settings import get_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SUNDAY = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
@@ -183,7 +183,7 @@ class Recorder:
 
 @pytest.mark.domain
 def test_the_client_sends_the_profile_by_name_as_kwargs_and_never_shows_it_in_the_task_repr():
-    from workers.gateway import update_profile
+    from gateway.client import update_profile
 
     app = Recorder()
     fields = {k: v for k, v in profile().items() if k != "updated_at"}

@@ -14,6 +14,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.embedding_cache import shared_embedder
+from adapters.settings import Settings, get_settings
 from ella.contract import IngestPayload
 from ella.llm.kinds import Memo
 from ella.llm.offline import OfflineProvider
@@ -26,9 +29,6 @@ from models.chapters import add_chapter, latest_chapter
 from models.memory import insert_node, node_rows
 from models.user import User
 from tests.support.fake_anthropic import FakeAnthropic
-from workers.db import autocommit_scope, session_scope
-from workers.embedding_cache import shared_embedder
-from workers.settings import Settings, get_settings
 
 NOW = datetime(2026, 12, 1, 18, 0, tzinfo=UTC)
 OFFLINE_INSIGHT = Provenance("offline", "offline", "insights", prompt_version("insights"))
@@ -173,14 +173,14 @@ def test_a_real_model_reply_is_never_shown_what_the_offline_engine_made_but_keep
     """The whole reply path (``tasks.ingest.ingest``: context loaded from the database, the SDK, the loopback
     API) after a stretch on the offline engine: the recorded request holds the user's event, the model's thought
     and the pre-provenance thought, and none of the offline thought, chapter or arc."""
-    import workers.llm
+    import adapters.llm
     from tasks.ingest import ingest
 
     user = _user()
     ids = _story(user)
     with FakeAnthropic() as fake:
         _run_engine(monkeypatch, "anthropic", fake.base_url)
-        monkeypatch.setattr(workers.llm, "_port", None)  # this process's port, made again for the new settings
+        monkeypatch.setattr(adapters.llm, "_port", None)  # this process's port, made again for the new settings
         message_id = uuid.uuid4().hex
         _stream, memory = ingest(
             IngestPayload(message_id=message_id, user_id=user, text="How is Biscuit doing lately?", sent_at=NOW),

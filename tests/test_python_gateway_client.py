@@ -13,11 +13,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope
 from models import InboundMessage, User
 from tests.conftest import wait_for
-from workers.db import autocommit_scope
 
-BACK_END = ("workers", "tasks", "models", "ella", "sqlalchemy", "pydantic_settings", "anthropic", "alembic")
+BACK_END = ("workers", "tasks", "models", "ella", "adapters", "cli", "operator_page", "demo", "gateway")
+BACK_END += ("sqlalchemy", "pydantic_settings", "anthropic", "alembic")
 
 
 def test_the_client_imports_nothing_of_the_back_end():

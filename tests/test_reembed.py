@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import numpy as np
 from sqlalchemy import select
 
+from adapters.db import session_scope
 from ella.embeddings import HashingEmbedder
 from models import MemoryNode, User
-from workers.db import session_scope
 
 OLD_MODEL = "some-retired-model-384"
 

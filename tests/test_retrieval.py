@@ -172,7 +172,7 @@ def test_the_semantic_embedder_has_its_own_weight_profile() -> None:
 
 
 def test_settings_take_the_embedders_profile_unless_the_fuse_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.settings import Settings
+    from adapters.settings import Settings
 
     monkeypatch.setenv("ELLA_EMBEDDER", "semantic")
     assert Settings().retrieval_weights == SEMANTIC_WEIGHTS
@@ -412,7 +412,7 @@ def test_eval_locomo_ranks_with_the_evaluated_embedders_profile_and_prints_json(
 
     from typer.testing import CliRunner
 
-    from workers.cli import cli
+    from cli.main import cli
 
     turns = [
         ("Sam", "Hi! How was your week?"),

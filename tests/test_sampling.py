@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from adapters import model_batches as batches
+from adapters.settings import Settings
 from ella.llm import batches as batch_rules
 from ella.llm.anthropic_provider import AnthropicProvider
 from ella.llm.kinds import KINDS
@@ -20,8 +22,6 @@ from ella.llm.port import ModelPort
 from ella.llm.prompts import template
 from ella.llm.sampling import DEFAULT_TEMPERATURE
 from tests.support.fake_anthropic import FakeAnthropic
-from workers import model_batches as batches
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 # What each kind is sent with by default: 0 for judgements, the reply warmest (ella.llm.sampling says why).
@@ -134,7 +134,7 @@ def test_the_environment_overrides_the_kinds_it_names_and_keeps_the_rest(
 
 
 def test_the_worker_port_uses_the_settings_sampling(monkeypatch: pytest.MonkeyPatch, fake: FakeAnthropic) -> None:
-    from workers.llm import make_port
+    from adapters.llm import make_port
 
     monkeypatch.setenv("ELLA_LLM_TEMPERATURE", '{"memo": 0.1}')
     settings = Settings(anthropic_api_key="k", anthropic_base_url=fake.base_url, llm_provider="anthropic")

@@ -12,14 +12,14 @@ from sqlalchemy import inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 
 import models
+from adapters import db
+from adapters.settings import Settings, get_settings
 from ella.reply import OutgoingReply
 from models import Conversation, User
 from models.conversation import close_due
 from models.turns import store_exchange
 from tests.conftest import BACKENDS, VAR, _create_database
-from workers import db
 from workers.procs import WorkerProcess
-from workers.settings import Settings, get_settings
 
 TIMEOUT = timedelta(minutes=30)
 DEFAULTS = {"timezone": "Europe/Paris", "importance_trigger_curr": 150, "importance_trigger_max": 150}
@@ -173,7 +173,7 @@ def test_the_sweep_closes_only_conversations_past_their_due_time(migrated_db):
 
 
 def test_a_worker_refuses_to_start_on_a_schema_that_is_behind(database_url):
-    from workers.redis_conn import redis_url
+    from adapters.redis_conn import redis_url
 
     worker = WorkerProcess(
         queues=list(get_settings().queues),

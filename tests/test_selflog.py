@@ -6,9 +6,9 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from adapters.db import autocommit_scope, session_scope
 from models import User
 from models.selflog import add_entries, all_entries, entries_about_user, recent_entries
-from workers.db import autocommit_scope, session_scope
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

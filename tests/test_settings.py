@@ -1,4 +1,4 @@
-"""Settings (workers.settings) and the CLI commands that print or guard them (workers.cli).
+"""Settings (adapters.settings) and the CLI commands that print or guard them (cli.main).
 
 Why: ``ella config`` output lands in tickets and chat; it must never carry a password or an API key. The
 timeout nesting keeps the broker from handing a running task to a second worker. Flower must never start
@@ -19,9 +19,9 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from workers import cli as cli_module
-from workers.cli import cli
-from workers.settings import Settings, get_settings, mask_url
+from adapters.settings import Settings, get_settings, mask_url
+from cli import main as cli_module
+from cli.main import cli
 
 # Timeouts that nest, as the conftest sets them: visibility 8 > hard 6 > soft 5, hard 6 > model 4.
 NESTED = {"visibility_timeout_s": 8, "task_time_limit_s": 6, "task_soft_time_limit_s": 5, "llm_timeout_s": 4}
@@ -325,7 +325,7 @@ def test_the_sdk_still_lists_deprecated_models_where_we_read_them() -> None:
     moves or reshapes it must fail here, since in production the check would just go quiet."""
     from anthropic._data import DEPRECATED_MODELS
 
-    from workers.settings import sdk_deprecated_models
+    from adapters.settings import sdk_deprecated_models
 
     assert isinstance(DEPRECATED_MODELS, dict) and DEPRECATED_MODELS
     assert all(isinstance(model, str) and isinstance(eol, str) for model, eol in DEPRECATED_MODELS.items())
@@ -338,7 +338,7 @@ def test_the_sdk_still_lists_deprecated_models_where_we_read_them() -> None:
 
 @pytest.mark.parametrize("moved", [None, types.SimpleNamespace(), types.SimpleNamespace(DEPRECATED_MODELS=["x"])])
 def test_deprecated_models_go_quiet_rather_than_fail_when_the_sdk_moves_its_list(monkeypatch, moved) -> None:
-    from workers.settings import sdk_deprecated_models
+    from adapters.settings import sdk_deprecated_models
 
     monkeypatch.setitem(sys.modules, "anthropic._data", moved)  # None makes the import fail
     assert sdk_deprecated_models() == {}

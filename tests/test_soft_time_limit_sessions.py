@@ -32,7 +32,7 @@ def soft_limit_in(database_url: str) -> Iterator[None]:
 
 @pytest.mark.parametrize("scope_name", ["autocommit_scope", "session_scope"])
 def test_a_soft_time_limit_inside_a_statement_surfaces_as_itself_and_the_next_session_works(soft_limit_in, scope_name):
-    from workers import db
+    from adapters import db
 
     scope = getattr(db, scope_name)
     with scope() as session:

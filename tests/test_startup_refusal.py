@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from workers.redis_conn import redis_url
-from workers.settings import get_settings
+from adapters.redis_conn import redis_url
+from adapters.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 ELLA = Path(sys.executable).with_name("ella")

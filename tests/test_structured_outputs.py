@@ -16,13 +16,13 @@ from typing import Any
 import jsonschema
 import pytest
 
+from adapters.settings import Settings
 from ella.llm.anthropic_provider import AnthropicProvider, batch_entry, request_params
 from ella.llm.kinds import KINDS
 from ella.llm.port import CallRecord, ModelPort
 from ella.llm.prompts import template
 from ella.llm.schemas import output_format, schema_for
 from tests.support.fake_anthropic import FAILURE_TEXT, TASK_KIND, FakeAnthropic, prompt_texts, schema_problem
-from workers.settings import Settings
 
 TIERS = Settings().model_tiers
 

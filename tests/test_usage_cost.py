@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
+from adapters import db
+from cli.main import cli
 from ella.usage import DEFAULT_PRICES, ModelPrice, PriceList, Tokens, Unpriced
 from models import ModelCall
 from models.usage import spend_per_user_day
-from workers import db
-from workers.cli import cli
 
 PRICES = {
     "big": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30},
@@ -67,7 +67,7 @@ def test_spend_filters_by_user_and_since(migrated_db):
 def test_ella_cost_prints_the_table_and_the_total(migrated_db, monkeypatch):
     seed()
     monkeypatch.setenv("ELLA_PRICES", '{"big": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.3}}')
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
     result = CliRunner().invoke(cli, ["cost", "--user", "ann", "--since", "2026-11-27"], terminal_width=200)
@@ -90,7 +90,7 @@ def test_a_model_without_a_price_is_reported_unpriced_not_free(migrated_db):
 def test_ella_cost_warns_about_each_model_without_a_price(migrated_db, monkeypatch):
     seed()
     monkeypatch.setenv("ELLA_PRICES", '{"big": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.3}}')
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     get_settings.cache_clear()
     result = CliRunner().invoke(cli, ["cost"], terminal_width=200)
@@ -128,7 +128,7 @@ def test_cache_prices_default_to_multiples_of_the_input_price_and_batches_cost_t
 
 @pytest.mark.domain
 def test_the_default_price_table_agrees_with_the_settings_default():
-    from workers.settings import Settings
+    from adapters.settings import Settings
 
     configured = PriceList(Settings().prices).prices
     assert set(configured) == set(DEFAULT_PRICES)

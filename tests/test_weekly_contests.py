@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings, get_settings
 from ella.ledger.rules import Writer
 from ella.llm.port import ModelPort
 from ella.llm.types import CompletionRequest, PermanentModelError, TransientModelError
@@ -20,8 +22,6 @@ from models import DeadLetter, User, WorldFact
 from models.ledger import NewFact, append
 from models.review import open_reviews
 from tests.support.scripted import Scripted
-from workers.db import autocommit_scope, session_scope
-from workers.settings import Settings, get_settings
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
@@ -108,8 +108,8 @@ def test_a_refused_and_an_overloaded_user_do_not_stop_the_run_and_each_dead_lett
 
 def test_a_user_another_run_is_working_on_is_left_to_it_and_resolved_by_the_next_run(migrated_db, monkeypatch):
     import tasks.ledger
+    from adapters.redis_conn import get_redis
     from tasks.ledger import contests_lock_key, resolve_contested_facts
-    from workers.redis_conn import get_redis
 
     users = contested_users(3)
     busy = users[1]

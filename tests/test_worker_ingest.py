@@ -10,12 +10,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
+from adapters.db import session_scope
+from adapters.settings import get_settings
+from gateway.client import enqueue_message, outbox_reader
 from models import Conversation, DeadLetter, InboundMessage, ModelCall, OutboxRecord
 from tests.conftest import wait_for
 from workers.app import app
-from workers.db import session_scope
-from workers.gateway import enqueue_message, outbox_reader
-from workers.settings import get_settings
 
 pytestmark = pytest.mark.integration
 
@@ -188,7 +188,7 @@ def test_a_conversation_closes_after_the_inactivity_gap_and_the_gateway_reads_wi
 
 
 def test_a_message_the_broker_lost_is_sent_again_by_the_beat_sweep(start_worker, outbox, redis_client):
-    from workers import inbox
+    from adapters import inbox
 
     mid = f"lost-{uuid.uuid4().hex[:6]}"
     # What enqueue_message records before send_task, with the task itself lost on the way.

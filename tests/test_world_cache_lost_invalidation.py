@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.db import session_scope
 from ella.ledger.rules import Writer
 from ella.world import tickers as world
 from ella.world.tickers import MOOD_SUBJECT
@@ -23,7 +24,6 @@ from models.forgetting import retire_fact
 from models.ledger import NewFact, current
 from models.supersession import supersede
 from tests.test_broker_faults import OwnRedis, free_port
-from workers.db import session_scope
 
 T0 = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 SUBJECTS = [t.subject for t in world.tickers()]
@@ -42,7 +42,7 @@ def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
 @pytest.fixture
 def cache_on_own_redis(migrated_db: str, own_redis: OwnRedis, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """The process's world cache (the one the after-commit invalidation talks to) on a Redis the test stops."""
-    import workers.world_cache as world_cache
+    import adapters.world_cache as world_cache
 
     cache = world_cache.LazyWorldCache(client=own_redis.client(), prefix=f"lost-{uuid.uuid4().hex[:6]}")
     monkeypatch.setattr(world_cache, "_cache", cache)
@@ -63,7 +63,7 @@ def test_a_mood_corrected_while_redis_was_down_is_served_new_once_redis_is_back(
     assert cache.read(user, T0 + timedelta(minutes=1)).warm
 
     own_redis.stop()
-    with caplog.at_level(logging.WARNING, logger="workers.world_cache"), session_scope() as s:
+    with caplog.at_level(logging.WARNING, logger="adapters.world_cache"), session_scope() as s:
         (mood,) = current(s, user, MOOD_SUBJECT)
         new = NewFact(MOOD_SUBJECT, "mood", "cross with the gulls", "canon")
         supersede(s, user, mood.id, new, Writer.OPERATOR, T0 + timedelta(minutes=2))
@@ -98,7 +98,7 @@ def test_a_mood_retired_while_redis_was_down_is_not_served_once_redis_is_back(ca
 def test_a_mood_an_operator_corrects_from_the_cli_while_redis_is_down_is_served_new(cache_on_own_redis, own_redis,
                                                                                      migrated_db):  # fmt: skip
     """The write in another process (``ella ledger correct``, as ``make chaos`` does it): that process never read
-    the world, and the session hooks that move the version lived in ``workers.world_cache``, which it never
+    the world, and the session hooks that move the version lived in ``adapters.world_cache``, which it never
     imported, so its write neither bumped the version nor invalidated: the old mood stayed warm."""
     import os
     import subprocess

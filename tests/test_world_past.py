@@ -13,6 +13,8 @@ from string import Template
 
 import pytest
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella.ledger.past import PAST_HEADING, asks_about_the_past, named_subjects, past_lines, past_section
 from ella.ledger.rules import Writer
 from ella.llm.anthropic_provider import AnthropicProvider
@@ -26,8 +28,6 @@ from models import User
 from models.ledger import NewFact, append, past_view, retire, world_past
 from models.supersession import supersede
 from tests.support.fake_anthropic import FakeAnthropic
-from workers.db import autocommit_scope, session_scope
-from workers.settings import Settings
 
 DOOR = "ellahome.exterior.door_color"
 PAINTED = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
@@ -348,7 +348,7 @@ def test_a_past_question_through_the_reply_path_carries_the_section_and_the_repl
     the reply's request, and the stored reply's ``seen`` names the past fact it showed."""
     from sqlalchemy import select
 
-    import workers.reply_service
+    import adapters.reply_service
     from ella.contract import IngestPayload
     from models import OutboxRecord
     from tasks.ingest import ingest
@@ -358,7 +358,7 @@ def test_a_past_question_through_the_reply_path_carries_the_section_and_the_repl
     user = make_user()
     red_id, _ = repaint(user)
     model = Scripted(reading_model())
-    use_model(monkeypatch, workers.reply_service, model)
+    use_model(monkeypatch, adapters.reply_service, model)
     for text in ("Remember when your door was red?", "What colour is your door?"):
         message_id = uuid.uuid4().hex
         ingest(IngestPayload(message_id=message_id, user_id=user, text=text, sent_at=datetime.now(UTC)), task_id=None)

@@ -11,11 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import Settings
 from ella.contract import IngestPayload
 from ella.ledger.brief import world_brief
 from ella.ledger.rules import Writer
 from ella.llm.port import ModelPort
 from ella.llm.types import CompletionRequest
+from gateway.client import enqueue_message
 from models import SelfLogEntry, User, WorldFact
 from models.ledger import NewFact, append, current, history
 from models.review import open_reviews
@@ -23,9 +26,6 @@ from models.world_clock import advance_world
 from tests.conftest import wait_for
 from tests.support.scripted import Scripted
 from tests.support.supersession_ways import on_both_ways, supersession_way  # noqa: F401  (a fixture)
-from workers.db import autocommit_scope, session_scope
-from workers.gateway import enqueue_message
-from workers.settings import Settings
 
 SUNDAY = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
@@ -158,11 +158,11 @@ def ingest_turn(user: str, text: str) -> None:
 
 
 def test_a_self_statement_goes_to_the_self_log_and_never_to_the_ledger_or_the_brief(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
     user = make_user()
     model = Scripted(reply_answer("I went to the loch last week"))
-    use_model(monkeypatch, workers.reply_service, model)
+    use_model(monkeypatch, adapters.reply_service, model)
     ingest_turn(user, "Hi Ella, what have you been up to?")
     with autocommit_scope() as s:
         entries = list(s.scalars(select(SelfLogEntry).where(SelfLogEntry.user_id == user)))
@@ -177,10 +177,10 @@ def test_a_self_statement_goes_to_the_self_log_and_never_to_the_ledger_or_the_br
 
 
 def test_a_fallback_reply_writes_nothing_to_the_self_log(migrated_db, monkeypatch):
-    import workers.reply_service
+    import adapters.reply_service
 
     user = make_user()
-    use_model(monkeypatch, workers.reply_service, Scripted(lambda request: "TOKEN LIMIT EXCEEDED"))
+    use_model(monkeypatch, adapters.reply_service, Scripted(lambda request: "TOKEN LIMIT EXCEEDED"))
     ingest_turn(user, "Hi Ella")
     with autocommit_scope() as s:
         assert s.scalars(select(SelfLogEntry).where(SelfLogEntry.user_id == user)).all() == []

@@ -15,11 +15,12 @@ import redis
 from celery import Celery, signals
 from kombu import Queue
 
+from adapters import db
+from adapters.redis_conn import kombu_url, redis_url
+from adapters.settings import Settings, get_settings
 from beat_schedule import beat_schedule
-from workers import broker_patches, db, envelopes, logs
-from workers.redis_conn import kombu_url, redis_url
+from workers import broker_patches, envelopes, logs
 from workers.routing import task_routes
-from workers.settings import Settings, get_settings
 
 TASK_MODULES = [
     "tasks.ingest",

@@ -15,7 +15,7 @@ from typing import Any
 
 from celery.worker.consumer import Consumer
 
-from workers.settings import get_settings
+from adapters.settings import get_settings
 
 
 class EllaConsumer(Consumer):  # type: ignore[misc]

@@ -21,6 +21,8 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from redis import RedisError
 from sqlalchemy.orm import Session
 
+from adapters.db import autocommit_scope, session_scope
+from adapters.settings import get_settings
 from models.base import utcnow
 from models.pending_effects import (
     Effect,
@@ -34,9 +36,7 @@ from models.pending_effects import (
     owed_of,
     settle,
 )
-from workers.db import autocommit_scope, session_scope
 from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

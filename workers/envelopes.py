@@ -22,7 +22,7 @@ judge (``ella.contract``: a ``malformed_payload``).
 
 When the body decodes, the dead letter records the request's ids from its kwargs (``user_id``, ``message_id``
 or ``request_id``, a profile's ``updated_at``), so a gateway task's refusal is answered on the outbox stream
-(kind ``rejected``, code ``malformed_envelope``, ``unknown_task`` or ``wrong_queue``: ``workers.dead_letters``).
+(kind ``rejected``, code ``malformed_envelope``, ``unknown_task`` or ``wrong_queue``: ``adapters.dead_letters``).
 
 No user data in the worker's log: a message that passes has its ``argsrepr``/``kwargsrepr`` headers rewritten
 to the argument count and the kwargs' names (``shown_arguments``), whatever the client put there or left out.
@@ -50,8 +50,8 @@ from typing import Any
 from kombu.transport import redis as kombu_redis
 from kombu.utils.json import loads as kombu_loads
 
+from adapters.settings import get_settings
 from workers.routing import QUEUE_OF, TaskName
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -307,7 +307,7 @@ def request_ids(envelope: Any) -> dict[str, str]:
 def dead_letter_envelope(envelope: Any, queue: str, reason: str) -> None:
     """Record the raw item with the ids its body holds; if even that fails (database down), keep it in a Redis
     list, say so, and still answer a gateway task on the outbox stream."""
-    from workers.dead_letters import publish_rejection, record_dead_letter
+    from adapters.dead_letters import publish_rejection, record_dead_letter
 
     headers = envelope.get("headers") if isinstance(envelope, dict) else None
     headers = headers if isinstance(headers, dict) else {}
@@ -319,7 +319,7 @@ def dead_letter_envelope(envelope: Any, queue: str, reason: str) -> None:
     try:
         record_dead_letter(task_name, task_id, why, None, {**ids, "raw_envelope": _raw_text(envelope)})
     except Exception:
-        from workers.redis_conn import get_redis
+        from adapters.redis_conn import get_redis
 
         key = f"{get_settings().redis_key_prefix}:malformed_envelopes"
         log.exception("could not dead-letter a malformed envelope; kept in Redis list %s", key)

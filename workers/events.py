@@ -16,18 +16,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from adapters.settings import get_settings
 from models.pending_effects import Effect
-from workers.routing import TaskName, queue_for
-from workers.settings import get_settings
+from workers.routing import TaskName
 
 if TYPE_CHECKING:
     from workers.reliability import ReliableTask
 
 FORGOTTEN_REASON = "the user was erased (right to be forgotten): refused, nothing stored, no reply (a rejected entry)"
-
-
-def _queue(task: TaskName) -> str:
-    return queue_for(task, get_settings())
 
 
 def memory_of_turn(
@@ -113,10 +109,11 @@ def turn_to_memory(**kwargs: Any) -> None:
 
 
 def trigger_ran_out(user_id: str) -> None:
-    """The importance trigger reached zero: ``ella.reflect`` (it dedupes itself per user)."""
-    from tasks.memory import reflect
+    """The importance trigger reached zero: ``ella.reflect`` (it dedupes itself per user), sent by its
+    registered name like every other effect, so this module imports no task module (no cycle)."""
+    from workers.effects import emit
 
-    reflect.apply_async(kwargs={"user_id": user_id}, queue=_queue(TaskName.REFLECT))
+    emit(Effect(TaskName.REFLECT, {"user_id": user_id}))
 
 
 def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None = None) -> None:
@@ -124,14 +121,14 @@ def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None
     late message or profile is dead-lettered with a reason and the tombstone's key only (no id, no text),
     its inbox entry dropped, and the request's kwargs cleared so that no later log line names the user. The
     gateway is answered with a ``rejected`` entry, code ``user_erased``, ``in_reply_to`` the message or request
-    id and no ``user_id`` (``workers.dead_letters.publish_rejection``).
+    id and no ``user_id`` (``adapters.dead_letters.publish_rejection``).
 
     Raises ``DeadLettered``; returns when the user was never erased (one primary-key lookup).
     """
+    from adapters.db import autocommit_scope
+    from adapters.inbox import erase_inbox
     from ella.rejections import reply_key
     from models.erasure import Traces, is_forgotten, tombstone_key
-    from tasks.privacy import erase_inbox
-    from workers.db import autocommit_scope
 
     key = tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value())
     with autocommit_scope() as session:

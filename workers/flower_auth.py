@@ -23,7 +23,7 @@ from typing import Any
 
 import tornado.web
 
-from workers.settings import get_settings
+from adapters.settings import get_settings
 
 LOOPBACK = "127.0.0.1"
 CHALLENGE = 'Basic realm="ella flower", charset="UTF-8"'

@@ -72,7 +72,7 @@ _BY_TASK_SIZE = 64
 @lru_cache(maxsize=4096)
 def pseudonym(user_id: str) -> str:
     """``u:`` and the first 12 hex characters of the user's tombstone key (see the module docstring)."""
-    from workers.settings import get_settings
+    from adapters.settings import get_settings
 
     secret = get_settings().forget_hmac_key.get_secret_value().encode("utf-8")
     digest = hmac.new(secret, user_id.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
@@ -321,7 +321,7 @@ def install_delivery_scope() -> None:
         return
 
     def deliver(transport: Any, message: Any, queue: Any) -> Any:
-        from workers.settings import get_settings
+        from adapters.settings import get_settings
 
         if queue not in get_settings().queues:
             return current(transport, message, queue)

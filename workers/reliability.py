@@ -7,7 +7,7 @@ dead-letter table instead of running again. Malformed payloads go there at once 
 Model errors: transient ones (429, 529, 5xx, timeouts) become Celery retries with backoff and jitter,
 honouring Retry-After; permanent ones (400, 401, 403) are dead-lettered with the reason, not retried.
 Every dead letter of a gateway task is also answered on the outbox stream (kind ``rejected``, a stable code:
-``ella.rejections``, published by ``workers.dead_letters``), so the gateway never waits on silence.
+``ella.rejections``, published by ``adapters.dead_letters``), so the gateway never waits on silence.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from celery.utils.time import get_exponential_backoff_interval
 from kombu.exceptions import OperationalError as BrokerUnreachable
 from sqlalchemy.exc import OperationalError, StatementError
 
+from adapters.dead_letters import record_dead_letter
+from adapters.llm import retry_delay, usage_batch
+from adapters.redis_conn import get_redis
+from adapters.settings import get_settings
 from ella.contract import MalformedPayload
 from ella.llm.types import PermanentModelError, TransientModelError
-from workers.dead_letters import record_dead_letter
-from workers.llm import retry_delay, usage_batch
-from workers.redis_conn import get_redis
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class ReliableTask(Task):
 
     def dead_letter(self, reason: str, args: Any, kwargs: Any, *, in_reply_to: str | None = None) -> DeadLettered:
         """Record this delivery in ``dead_letters`` (and, for a gateway task, its ``rejected`` stream entry:
-        ``workers.dead_letters``); the exception to raise so that it shows as failed. ``in_reply_to``: the
+        ``adapters.dead_letters``); the exception to raise so that it shows as failed. ``in_reply_to``: the
         request's id when ``kwargs`` no longer carry it."""
         recorded = record_dead_letter(self.name, self.request.id, reason, args, kwargs, in_reply_to=in_reply_to)
         return DeadLettered(recorded.reason, recorded.id)

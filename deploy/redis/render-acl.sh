@@ -8,7 +8,7 @@
 #
 # Input: ELLA_REDIS_<USER>_PASSWORD or ELLA_REDIS_<USER>_PASSWORD_FILE for USER in GATEWAY WORKER BEAT FLOWER
 # (required, non-empty); ELLA_REDIS_KEY_PREFIX, ELLA_QUEUE_INBOUND, ELLA_QUEUE_COGNITION, ELLA_QUEUE_BATCH,
-# ELLA_OUTBOX_STREAM, ELLA_REDIS_DB (defaults: the application's, workers/settings.py; database 0).
+# ELLA_OUTBOX_STREAM, ELLA_REDIS_DB (defaults: the application's, adapters/settings.py; database 0).
 set -eu
 
 template=${1:?usage: render-acl.sh TEMPLATE OUTPUT}

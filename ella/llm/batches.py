@@ -1,6 +1,6 @@
 """The decisions of the Message Batches service, in plain Python: what may be queued, what a result means.
 
-Why apart from the orchestration (``workers/model_batches.py``, which opens the transactions and talks to the
+Why apart from the orchestration (``adapters/model_batches.py``, which opens the transactions and talks to the
 provider): these rules are the service's contract with the jobs that use it, and they can be read and tested
 without a database or a broker.
 

@@ -75,7 +75,7 @@ class ModelPort:
         sampling: Mapping[str, Sampling] | None = None,
     ) -> None:
         """``sampling``: kind -> temperature and max tokens of its requests; by default ``ella.llm.sampling``'s
-        (``workers.llm.make_port`` passes the settings' table)."""
+        (``adapters.llm.make_port`` passes the settings' table)."""
         self.provider = provider
         self.tiers = tiers
         self.max_repairs = max_repairs

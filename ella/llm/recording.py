@@ -1,7 +1,7 @@
 """A provider that writes down every request before it answers: what each prompt showed the model.
 
 Why: "the refused injection is in no prompt" and "the month-one insight reached the month-nine reply" are claims
-about prompts, and only the prompts themselves can prove them. Wired by ``workers.llm`` when
+about prompts, and only the prompts themselves can prove them. Wired by ``adapters.llm`` when
 ``ELLA_LLM_REQUEST_LOG`` names a file (off by default: the file holds users' words, so it is for tests, a
 staging run or an audit, never a standing production setting). One JSON line per request: kind, user, model,
 and the full text of the system blocks and turns; appended with one ``write`` per line under a lock, so the

@@ -9,7 +9,7 @@ opposite: a reply at 0 says the same sentence to the same greeting every morning
 the live reply is sampled warmer. Between them sit the kinds that write in Ella's words but must not invent
 (a memo, a plan, a chapter, an arc): low enough that what they say stays what was said.
 
-The defaults are here, in plain Python; ``workers.settings`` (``ELLA_LLM_TEMPERATURE``, ``ELLA_LLM_MAX_TOKENS``)
+The defaults are here, in plain Python; ``adapters.settings`` (``ELLA_LLM_TEMPERATURE``, ``ELLA_LLM_MAX_TOKENS``)
 overrides any of them per kind, and ``ModelPort`` puts them on every request it builds, live or in a Message
 Batch (a batch entry's ``params`` are the same request). ``tests/test_sampling.py`` pins what the SDK sends.
 """

@@ -808,7 +808,7 @@ class NodeIndex(Sequence[NodeRow]):
     Why: building the matrix, the BM25 index and the per-node arrays from 100,000 rows costs seconds; ranking
     prebuilt arrays costs milliseconds. The stream is append-only (rows are never edited except their last
     access, and only erasure deletes, all at once), so the index grows with :meth:`extend` and takes new last
-    accesses with :meth:`touch`; ``workers.memory_cache`` keeps one per user and brings it up to date.
+    accesses with :meth:`touch`; ``adapters.memory_cache`` keeps one per user and brings it up to date.
 
     Order: rows are kept in the order they are added (ids ascending); the conversation context chains each
     node to the previous one of its conversation, as ``rank_memories``' (conversation, created) order does
@@ -839,7 +839,7 @@ class NodeIndex(Sequence[NodeRow]):
         self._informative_key: tuple[int, int] | None = None
         self._informative_values: np.ndarray | None = None
         self.newest_id = 0
-        self.epoch = 0  # the user's memory_epoch this index was built at (workers.memory_cache)
+        self.epoch = 0  # the user's memory_epoch this index was built at (adapters.memory_cache)
         self.accessed_mark: datetime | None = None  # the newest last access seen
 
     def __len__(self) -> int:

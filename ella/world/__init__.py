@@ -3,6 +3,6 @@
 - ``ella.world.tickers``: the subjects ticked on read (weather, mood, the book she is reading, small happenings),
   each a cheap deterministic function of the previous value, the time and the user's world; ``ella.world.lazy``
   decides whether a cached value is fresh. The Redis watermark cache and the ledger writes are wiring, in
-  ``workers.world_cache``.
+  ``adapters.world_cache``.
 - ``ella.world.images``: image anchors, drawn on the first reference and never again.
 """

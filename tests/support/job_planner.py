@@ -12,10 +12,10 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.db import session_scope
 from ella.jobs import ChunkPlan, Job, Member, request_id
 from ella.llm.batches import NewBatchItem
 from models import User
-from workers.db import session_scope
 
 SLOT_NOW = datetime(2026, 11, 30, 7, 10, tzinfo=UTC)  # 07:10 UTC: the digest slot of users in UTC
 

@@ -6,8 +6,8 @@ ingest's rate can be given as a ratio to the broker-and-worker floor measured in
 
 from __future__ import annotations
 
+from adapters.redis_conn import get_redis
 from workers.app import app
-from workers.redis_conn import get_redis
 
 
 @app.task(name="bench.noop")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
+from adapters.redis_conn import get_redis
 from workers.app import app
-from workers.redis_conn import get_redis
 from workers.reliability import ReliableTask
 
 

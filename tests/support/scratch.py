@@ -63,7 +63,7 @@ def create_database(backend: str, name: str, var: Path) -> tuple[str, Callable[[
         conn.execute(f'CREATE DATABASE "{name}"')
 
     def drop() -> None:
-        from workers import db
+        from adapters import db
 
         db.forget_engine(url)
         with psycopg.connect(dsn, autocommit=True) as conn:

@@ -18,7 +18,7 @@ def fail_once_on_the_database(self: ReliableTask, text: str, marker: str) -> str
     """Raise a database error whose statement carries ``text`` as a parameter, on the first delivery only."""
     from sqlalchemy.exc import OperationalError
 
-    from workers.redis_conn import get_redis
+    from adapters.redis_conn import get_redis
 
     if get_redis().incr(marker) == 1:
         raise OperationalError(

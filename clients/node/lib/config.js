@@ -2,7 +2,7 @@
 /**
  * Where the gateway's tasks go and where Ella's replies come from, from options over the environment.
  *
- * Why the same `ELLA_*` names as the workers (workers/settings.py): one environment file then configures both
+ * Why the same `ELLA_*` names as the workers (adapters/settings.py): one environment file then configures both
  * sides, and a test run's per-run queue and stream names (tests/support/scratch.py) reach this client unchanged.
  */
 const Redis = require("ioredis");

@@ -8,7 +8,7 @@
  * with a zone and refuses a call that is missing an argument the task cannot do without.
  *
  * Why `enqueueMessage` also writes the inbox (`<prefix>:inbox:*`, the same entry the Python client writes,
- * workers/inbox.py): Celery's Redis transport can lose a task to a worker killed between its pop and its
+ * adapters/inbox.py): Celery's Redis transport can lose a task to a worker killed between its pop and its
  * unacked record; the inbox is what beat's sweep re-sends from, until the reply is published. The entry and the
  * task go in one MULTI, so neither exists without the other.
  */

