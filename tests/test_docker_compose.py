@@ -205,7 +205,10 @@ OPERATOR_ENV = {
     "FLOWER_BASIC_AUTH": "u:p",
     "ELLA_INSPECT_BASIC_AUTH": "u:p",
     "ELLA_METRICS_BASIC_AUTH": "u:p",
-    **{f"ELLA_REDIS_{user}_PASSWORD": f"redis-{user.lower()}" for user in ("GATEWAY", "WORKER", "BEAT", "FLOWER")},
+    **{
+        f"ELLA_REDIS_{user}_PASSWORD": f"redis-{user.lower()}"
+        for user in ("GATEWAY", "WORKER", "BEAT", "FLOWER", "METRICS")
+    },
     **{f"ELLA_PG_{role}_PASSWORD": f"pg-{role.lower()}" for role in ("OWNER", "WORKER", "BEAT", "INSPECT")},
     "POSTGRES_PASSWORD": "bootstrap",
 }
@@ -278,8 +281,8 @@ IDENTITIES: dict[str, tuple[str | None, str | None]] = {
     "beat": ("ella_beat", "beat"),
     "flower": (None, "flower"),
     "inspect": ("ella_inspect", None),
-    # The metrics endpoint reads the queue lengths as Flower does (LLEN), as Flower's user; no database.
-    "metrics": (None, "flower"),
+    # The metrics endpoint reads the queue lengths (LLEN) as a user of its own; no database.
+    "metrics": (None, "metrics"),
 }
 PG_URL = re.compile(r"postgresql\+psycopg://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):5432/([^/?]+)")
 REDIS_URL = re.compile(r"redis://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):6379/(\d+)")
@@ -359,6 +362,21 @@ def test_every_user_and_role_compose_names_is_defined_by_the_deploy_files():
         assert redis_user is None or redis_user in users, f"{name}: Redis user {redis_user} is not in the ACL"
     assert "gateway" in users
     assert not any("gateway" in role for role in roles), "the gateway gets no database role"
+
+
+def test_the_redis_container_gets_the_password_of_every_acl_user_that_has_one():
+    """Each ``@PASSWORD_<USER>@`` of the template is rendered from ELLA_REDIS_<USER>_PASSWORD, which compose must
+    require and pass to the redis container (render-acl.sh refuses to start without it)."""
+    placeholders = {user: re.findall(r"@PASSWORD_(\w+)@", rules) for user, rules in acl_users().items()}
+    with_password = {user: found for user, found in placeholders.items() if found}
+    assert sorted(with_password) == ["beat", "flower", "gateway", "metrics", "worker"]
+    redis_env = environment(SERVICES["redis"])
+    for user, found in with_password.items():
+        assert found == [user.upper()], f"{user}'s password placeholder: {found}"
+        variable = f"ELLA_REDIS_{user.upper()}_PASSWORD"
+        assert re.fullmatch(rf"\$\{{{variable}:\?[^}}]+\}}", redis_env.get(variable, "")), f"{variable} not required"
+        with pytest.raises(ValueError, match=variable):
+            interpolate(redis_env[variable], OPERATOR_ENV | {variable: ""})
 
 
 def test_redis_starts_with_the_rendered_acl_and_the_default_user_off():

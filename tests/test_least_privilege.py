@@ -39,7 +39,7 @@ DEPLOY = ROOT / "deploy"
 ACL_TEMPLATE = DEPLOY / "redis" / "users.acl.template"
 RENDER_ACL = DEPLOY / "redis" / "render-acl.sh"
 PG_ROLES = DEPLOY / "postgres" / "init" / "ella-roles.psql"
-KINDS = ("gateway", "worker", "beat", "flower")
+KINDS = ("gateway", "worker", "beat", "flower", "metrics")
 
 
 # --- Redis --------------------------------------------------------------------------------------------------
@@ -111,7 +111,8 @@ def test_the_rendered_file_loads_into_redis_7_with_the_default_user_off(tmp_path
     assert server, "redis-server is needed to load the ACL file"
     passwords = {kind: uuid.uuid4().hex for kind in KINDS}
     acl = tmp_path / "users.acl"
-    lines = render_acl(acl, passwords, Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0"))
+    settings = Settings(_env_file=None, redis_url="redis://127.0.0.1:6379/0")
+    lines = render_acl(acl, passwords, settings)
     assert not any(password in line for line in lines for password in passwords.values()), "a plain password"
     port = free_port()
     proc = subprocess.Popen(
@@ -129,7 +130,12 @@ def test_the_rendered_file_loads_into_redis_7_with_the_default_user_off(tmp_path
         with pytest.raises(redis.exceptions.NoPermissionError):
             health.get("anything")
         for kind, password in passwords.items():
-            assert redis.Redis(port=port, username=kind, password=password).ping(), kind
+            # metrics may not PING (its collector sends none): it proves its login with what it may run
+            logged_in = redis.Redis(port=port, username=kind, password=password)
+            if kind == "metrics":
+                assert logged_in.llen(settings.queue_inbound) == 0, kind
+            else:
+                assert logged_in.ping(), kind
             with pytest.raises(redis.AuthenticationError):
                 redis.Redis(port=port, username=kind, password=password + "x").ping()
         with pytest.raises(redis.AuthenticationError):
@@ -268,6 +274,95 @@ def test_flower_may_count_the_queues_but_not_send_a_task_or_read_our_data(
     ):
         with pytest.raises(redis.exceptions.NoPermissionError):
             flower.execute_command(*command)
+
+
+def _scrape_as(user: str, password: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One scrape of the queue depths by the real collector, connecting itself (its own ``_client()``) to the
+    run's Redis as ``user``."""
+    from operator_page import metrics_endpoint
+
+    settings = get_settings().model_copy(update={"redis_url": url_as(user, password)})
+    monkeypatch.setattr(metrics_endpoint, "get_settings", lambda: settings)
+    collector = metrics_endpoint.QueueDepthCollector()
+    return metrics_endpoint.scrape(None, collector).decode()
+
+
+def _sample(text: str, name: str, **labels: str) -> float | None:
+    wanted = "{" + ",".join(f'{k}="{v}"' for k, v in labels.items()) + "}" if labels else ""
+    for line in text.splitlines():
+        if line.startswith(f"{name}{wanted} "):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+def test_the_metrics_endpoint_scrapes_the_queue_depths_as_its_own_user_and_may_do_nothing_else(
+    acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+):
+    """The real QueueDepthCollector (operator_page/metrics_endpoint.py) as the metrics user: the broker is up and
+    the depths are the true ones, counting kombu's priority lists too, and Redis refused none of what it sent (ACL
+    LOG). The same scrape as a user with too few rights (the gateway's: LLEN of the inbound queue only) is down, so
+    the scrape does go through the URL's user. The metrics user cannot send or take a task, read our keys, use a
+    channel, or list or read the server's keys and configuration."""
+    from operator_page.metrics_endpoint import _queue_keys
+
+    settings = get_settings()
+    name, password = acl_users["metrics"]
+    task = f"x {uuid.uuid4().hex}"
+    # each queue's own list and one of its priority lists ("<queue>\x06\x16<3|6|9>"), a different one each
+    added = [key for i, q in enumerate(settings.queues) for key in (_queue_keys(q)[0], _queue_keys(q)[i + 1])]
+    try:  # the run's queues are shared with this process's other tests: count what is there, plus ours
+        for key in added:
+            redis_client.lpush(key, task, task)
+        expected = {q: sum(redis_client.llen(k) for k in _queue_keys(q)) for q in settings.queues}
+        assert all(depth >= 4 for depth in expected.values()), expected
+        text = _scrape_as(name, password, monkeypatch)
+        assert _sample(text, "ella_broker_up") == 1, text
+        assert {q: _sample(text, "ella_queue_depth", queue=q) for q in settings.queues} == expected, text
+        # The user is new: every ACL LOG entry under its name is a refusal of this scrape. Except CLIENT SETINFO,
+        # which redis-py sends on connecting to Redis >= 7.2, and whose refusal it ignores by design.
+        refused = [
+            entry["object"]
+            for entry in redis_client.acl_log()
+            if entry["username"] in (name, name.encode())
+            and entry["object"] not in ("client|setinfo", b"client|setinfo")
+        ]
+        assert refused == [], f"the collector sent what the metrics user may not run: {refused}"
+        assert _sample(_scrape_as(*acl_users["gateway"], monkeypatch), "ella_broker_up") == 0
+    finally:
+        for key in added:
+            redis_client.lrem(key, 0, task)
+
+    metrics, db = client_as(name, password), redis_db(settings.redis_url or "")
+    for command in (
+        ["LPUSH", settings.queue_inbound, "x"],
+        ["RPUSH", settings.queue_batch, "x"],
+        ["RPOP", settings.queue_inbound],
+        ["BRPOP", settings.queue_cognition, "0.01"],
+        ["LRANGE", settings.queue_inbound, "0", "-1"],
+        ["DEL", settings.queue_batch],
+        ["LLEN", f"{settings.redis_key_prefix}:inbox:held"],
+        ["LLEN", "x.reply.celery.pidbox"],
+        ["HGETALL", f"{settings.redis_key_prefix}:inbox:payloads"],
+        ["ZRANGE", f"{settings.redis_key_prefix}:inbox:due", "0", "-1"],
+        ["GET", f"{settings.redis_key_prefix}:emb:x"],
+        ["XRANGE", settings.outbox_stream, "-", "+"],
+        ["XLEN", settings.outbox_stream],
+        ["HGETALL", "unacked"],
+        ["PUBLISH", f"/{db}.celery.pidbox", "x"],
+        ["SUBSCRIBE", f"/{db}.celeryev/task.succeeded"],
+        ["PSUBSCRIBE", f"/{db}.celeryev/*"],
+        ["PING"],
+        ["INFO"],
+        ["KEYS", "*"],
+        ["SCAN", "0"],
+        ["DBSIZE"],
+        ["CONFIG", "GET", "*"],
+        ["EVAL", "return 1", "0"],
+        ["ACL", "WHOAMI"],
+        ["MONITOR"],
+    ):
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            metrics.execute_command(*command)
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the database plays no part in the ACL

@@ -7,7 +7,7 @@
 # tests/test_least_privilege.py runs it too, so the rules it tests are the rules Redis loads.
 #
 # Input: ELLA_REDIS_<USER>_PASSWORD or ELLA_REDIS_<USER>_PASSWORD_FILE for USER in GATEWAY WORKER BEAT FLOWER
-# (required, non-empty); ELLA_REDIS_KEY_PREFIX, ELLA_QUEUE_INBOUND, ELLA_QUEUE_COGNITION, ELLA_QUEUE_BATCH,
+# METRICS (required, non-empty); ELLA_REDIS_KEY_PREFIX, ELLA_QUEUE_INBOUND, ELLA_QUEUE_COGNITION, ELLA_QUEUE_BATCH,
 # ELLA_OUTBOX_STREAM, ELLA_REDIS_DB (defaults: the application's, adapters/settings.py; database 0).
 set -eu
 
@@ -51,6 +51,7 @@ gateway=$(hash_of GATEWAY)
 worker=$(hash_of WORKER)
 beat=$(hash_of BEAT)
 flower=$(hash_of FLOWER)
+metrics=$(hash_of METRICS)
 
 umask 077
 tmp="$output.tmp.$$"
@@ -58,7 +59,8 @@ sed -e '/^#/d' -e '/^[[:space:]]*$/d' \
   -e "s|@PREFIX@|$prefix|g" -e "s|@QUEUE_INBOUND@|$inbound|g" -e "s|@QUEUE_COGNITION@|$cognition|g" \
   -e "s|@QUEUE_BATCH@|$batch|g" -e "s|@OUTBOX_STREAM@|$outbox|g" -e "s|@DB@|$db|g" -e "s|@SELECT@|$select_rule|g" \
   -e "s|@PASSWORD_GATEWAY@|$gateway|g" -e "s|@PASSWORD_WORKER@|$worker|g" \
-  -e "s|@PASSWORD_BEAT@|$beat|g" -e "s|@PASSWORD_FLOWER@|$flower|g" "$template" |
+  -e "s|@PASSWORD_BEAT@|$beat|g" -e "s|@PASSWORD_FLOWER@|$flower|g" -e "s|@PASSWORD_METRICS@|$metrics|g" \
+  "$template" |
   awk '/^[[:space:]]/ { sub(/^[[:space:]]+/, ""); line = line " " $0; next }
        { if (line != "") print line; line = $0 }
        END { if (line != "") print line }' >"$tmp"
