@@ -82,15 +82,43 @@ def wait_for(predicate: Callable[[], object], timeout: float, interval: float = 
         time.sleep(interval)
 
 
-def _create_database(backend: str, name: str) -> tuple[str, Callable[[], None]]:
-    return create_database(backend, name, VAR)
+def _create_database(backend: str, name: str, template: str | None = None) -> tuple[str, Callable[[], None]]:
+    return create_database(backend, name, VAR, template)
+
+
+@pytest.fixture(scope="session")
+def migrated_templates() -> Iterator[dict[str, str]]:
+    """One database per back end migrated to head once per test process, named by back end as it is first
+    asked for; each ``migrated_db`` is a copy of it. Dropped at the end of the session."""
+    drops: list[Callable[[], None]] = []
+
+    class Templates(dict[str, str]):
+        def __missing__(self, backend: str) -> str:
+            from adapters import db
+
+            name = f"ella_t{RUN}_head"
+            url, drop = _create_database(backend, name)
+            db.upgrade(get_settings().model_copy(update={"database_url": url}))
+            db.forget_engine(url)  # nobody may be connected to a template while it is copied
+            drops.append(drop)
+            self[backend] = name
+            return name
+
+    templates = Templates()
+    yield templates
+    for drop in drops:
+        drop()
 
 
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A fresh, empty database on each configured back end, made the configured one for this test."""
+    """A fresh database on each configured back end, made the configured one for this test: empty, or, for a
+    test that asks for ``migrated_db``, a copy of this process's database already migrated to head."""
     name = f"ella_t{RUN}_{uuid.uuid4().hex[:6]}"
-    url, drop = _create_database(request.param, name)
+    template = None
+    if "migrated_db" in request.fixturenames:
+        template = request.getfixturevalue("migrated_templates")[request.param]
+    url, drop = _create_database(request.param, name, template)
     monkeypatch.setenv("ELLA_DATABASE_URL", url)
     get_settings.cache_clear()
     yield url
@@ -100,9 +128,7 @@ def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 @pytest.fixture
 def migrated_db(database_url: str) -> str:
-    from adapters import db
-
-    db.upgrade()
+    """``database_url`` at head: a copy of the run's migrated template (``migrated_templates``)."""
     return database_url
 
 

@@ -7,6 +7,7 @@ count another run's messages on a shared Redis.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Callable
@@ -49,10 +50,19 @@ def pg_admin_url() -> str:
     return os.environ.get("ELLA_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
 
-def create_database(backend: str, name: str, var: Path) -> tuple[str, Callable[[], None]]:
-    """A new empty database (a SQLite file under ``var``, or a PostgreSQL database) and its drop function."""
+def create_database(
+    backend: str, name: str, var: Path, template: str | None = None
+) -> tuple[str, Callable[[], None]]:
+    """A new database (a SQLite file under ``var``, or a PostgreSQL database) and its drop function: empty, or a
+    copy of ``template`` (the name of a database made here earlier, nobody connected to it): PostgreSQL's
+    ``CREATE DATABASE ... TEMPLATE``, a file copy for SQLite. Why copies: migrating each test's database from
+    scratch cost 0.3-0.8 s per test, over a thousand times a run; a copy of one migrated per run costs a file copy
+    (SQLite) or what an empty database costs anyway (PostgreSQL copies ``template1`` otherwise)."""
     if backend == "sqlite":
-        return f"sqlite:///{var / f'{name}.db'}", lambda: None
+        path = var / f"{name}.db"
+        if template is not None:
+            shutil.copyfile(var / f"{template}.db", path)
+        return f"sqlite:///{path}", lambda: None
     import psycopg
     from sqlalchemy.engine import make_url
 
@@ -60,7 +70,7 @@ def create_database(backend: str, name: str, var: Path) -> tuple[str, Callable[[
     dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
     url = admin.set(database=name).render_as_string(hide_password=False)
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
 
     def drop() -> None:
         from adapters import db
