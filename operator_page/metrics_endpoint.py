@@ -71,10 +71,16 @@ class QueueDepthCollector:
         import redis
 
         settings = get_settings()
+        # driver_info=None: no CLIENT SETINFO on connecting (Redis 7.2+), which the metrics user may not send; a
+        # new connection per scrape would log two ACL refusals each time.
         if settings.redis_url:
-            return redis.Redis.from_url(settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
+            return redis.Redis.from_url(
+                settings.redis_url, socket_timeout=2, socket_connect_timeout=2, driver_info=None
+            )
         sock = settings.embedded_redis_socket
-        return redis.Redis(unix_socket_path=str(sock), socket_timeout=2) if sock.exists() else None
+        if not sock.exists():
+            return None
+        return redis.Redis(unix_socket_path=str(sock), socket_timeout=2, driver_info=None)
 
     def collect(self) -> Iterator[Metric]:
         import redis
