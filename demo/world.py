@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.tree import Tree
 from sqlalchemy import select
 
+from adapters import metrics
 from adapters.db import autocommit_scope, session_scope
 from adapters.settings import Settings
 from ella.ledger.rules import TIER_RANK, Tier
@@ -223,6 +224,7 @@ def run_digest(console: Console, settings: Settings, user_id: str) -> None:
         period = period_of(Job.DIGEST, now.astimezone(zone_of(zone)).date(), zone_of(zone))
         plan = plan_digest(s, [Member(user_id, zone, period)], now)
         queued = submit(Job.DIGEST.value, plan.requests, session=s) if plan.requests else []
+    metrics.job_chunk(Job.DIGEST.value, 1, 0)  # what the skipped chunk task counts: its one user, planned
     if not queued:
         console.print(f"daily digest {period.label}: no request (idle {plan.idle}, {dict(plan.skipped) or 'nothing'})")
         return

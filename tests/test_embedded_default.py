@@ -67,6 +67,7 @@ class DemoRun:
     sister: list[tuple[str, str]] = field(default_factory=list)
     audit: list[tuple[str, str, str]] = field(default_factory=list)
     naming_mia: int = -1
+    metrics: str = ""  # the demo's one scrape of its metrics directory (var/demo/metrics.prom)
 
     @property
     def out(self) -> str:
@@ -106,7 +107,8 @@ def play_demo(var: Path) -> DemoRun:
         }
     reflections = [(i, d, json.loads(e)) for i, d, e in rows]
     naming_mia = sum(bool(re.search(r"\bMia\b", d)) for d in descriptions)
-    return DemoRun(result, sam, users, memos, reflections, nodes, made_by, sister, audit_rows, naming_mia)
+    scraped = (var / "demo" / "metrics.prom").read_text(encoding="utf-8")
+    return DemoRun(result, sam, users, memos, reflections, nodes, made_by, sister, audit_rows, naming_mia, scraped)
 
 
 PROVENANCED = (
@@ -143,6 +145,24 @@ def test_demo_plays_the_script_through_the_broker_and_stops_everything(demo_runs
     assert "the offline engine" in result.stdout
     assert (tmp_path / "ella.db").exists()
     assert not socket_answers(tmp_path / "redis.sock"), "the embedded Redis outlived the demo"
+
+
+def test_the_demos_metrics_scrape_counts_every_family_its_story_takes_and_only_this_runs(demo_runs):
+    """The worker and the demo process write under var/metrics, wiped at each demo's start; one scrape at the
+    end. Zero by design offline, and printed with why: cost, prompt-cache hits, the nightly regression."""
+    from demo.metrics import family_totals
+
+    _var, first, second = demo_runs
+    produced = ("ella_replies", "ella_reply_latency_seconds", "ella_boundary_fires", "ella_crisis_referrals",
+                "ella_dead_letters", "ella_model_calls", "ella_model_tokens", "ella_notifications", "ella_job_users",
+                "ella_broker_up")  # fmt: skip
+    for run in (first, second):
+        totals = family_totals(run.metrics)
+        assert {name: totals.get(name, 0) for name in produced if not totals.get(name)} == {}
+        assert "What an operator's Prometheus would see" in run.out
+        assert "988" in run.out and "rejected (malformed_payload)" in run.out  # the crisis line; the dead letter
+    # The second run's scrape is its own story, not the sum of both runs.
+    assert family_totals(second.metrics)["ella_replies"] == family_totals(first.metrics)["ella_replies"]
 
 
 def test_demo_ends_with_a_reflection_of_the_real_pipeline_and_the_memories_it_cites(demo_runs):
