@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 from rich.console import Console
 
 from adapters.settings import get_settings
-from demo.run import wait_for_reply
-from demo.stack import running_stack
+from demo.stack import running_stack, wait_for_reply
 from gateway.client import enqueue_message, outbox_reader
 
 

@@ -9,12 +9,11 @@ Why in the demo: these are the paths an operator is paged for (``ella_crisis_ref
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 from rich.console import Console
 
-from ella.contract import OutboxEntry
+from demo.stack import wait_for_reply
 from gateway.client import enqueue_message, outbox_reader
 from workers.sending import send_ingest
 
@@ -25,16 +24,6 @@ def boundary_user(run: str) -> str:
     return f"casey-{run}"
 
 
-def _entry_for(reader, message_id: str, timeout: float = 30) -> OutboxEntry:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for entry in reader.read(count=10, block_ms=200):
-            reader.ack(entry)
-            if entry.in_reply_to == message_id:
-                return entry
-    raise TimeoutError(f"no outbox entry for {message_id} within {timeout}s")
-
-
 def play_boundaries(console: Console, run: str) -> None:
     user_id = boundary_user(run)
     console.rule("[bold]Boundaries: a crisis, and a payload the gateway got wrong")
@@ -42,12 +31,12 @@ def play_boundaries(console: Console, run: str) -> None:
     now = datetime.now(UTC)
     crisis_id = f"demo-{run}-casey-1"
     enqueue_message(message_id=crisis_id, user_id=user_id, text=CRISIS, sent_at=now)
-    reply = _entry_for(reader, crisis_id)
+    reply = wait_for_reply(reader, crisis_id, timeout=30)
     console.print(f"[cyan]{user_id}:[/] {CRISIS}")
     console.print(f"[magenta]ella:[/] {reply.text}  [dim]({reply.route}, {reply.category}: no model call)[/]")
     malformed_id = f"demo-{run}-casey-2"
     send_ingest({"message_id": malformed_id, "user_id": user_id, "text": 42, "sent_at": now.isoformat()})
-    refused = _entry_for(reader, malformed_id)
+    refused = wait_for_reply(reader, malformed_id, timeout=30)
     console.print(
         f"a payload whose text is a number: [yellow]{refused.kind}[/] ({refused.code}) for {refused.in_reply_to}, "
         "dead-lettered with its reason, never retried"

@@ -56,7 +56,7 @@ def show_metrics(console: Console, settings: Settings) -> Path:
 
     text = scrape(metrics_root(settings)).decode()
     totals = family_totals(text)
-    names = {family.describe()[0].name for family in FAMILIES} | {QUEUE_DEPTH, BROKER_UP}
+    names = {next(iter(family.describe())).name for family in FAMILIES} | {QUEUE_DEPTH, BROKER_UP}
     table = Table("metric family (ella metrics serve)", "total", "")
     for name in sorted(names):
         total = totals.get(name, 0.0)

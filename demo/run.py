@@ -24,10 +24,9 @@ from adapters.settings import get_settings
 from demo.boundaries import boundary_user, play_boundaries
 from demo.memory import play_your_say, user_of
 from demo.metrics import show_metrics
-from demo.stack import running_stack
+from demo.stack import running_stack, wait_for_reply
 from demo.story import play_reaching_out
 from demo.world import fresh_world, run_digest, seed_user, settle, show_inner_life, write_report
-from ella.contract import OutboxEntry
 from gateway.client import enqueue_message, outbox_reader
 
 # (day, local time, text): the user, "Sam", over three days.
@@ -43,16 +42,6 @@ SCRIPT: list[tuple[int, str, str]] = [
     (3, "18:33", "I'm so proud of myself honestly"),
     (3, "18:40", "Goodnight Ella"),
 ]
-
-
-def wait_for_reply(reader, message_id: str, timeout: float) -> OutboxEntry:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for entry in reader.read(count=10, block_ms=200):
-            reader.ack(entry)
-            if entry.in_reply_to == message_id:
-                return entry
-    raise TimeoutError(f"no reply to {message_id} within {timeout}s")
 
 
 def run_demo(console: Console | None = None, name: str = "sam") -> int:

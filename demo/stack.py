@@ -7,6 +7,7 @@ answers; and the reverse on the way out, even after Ctrl-C.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from adapters import db
 from adapters.embedded import stop_embedded_redis
 from adapters.redis_conn import redis_url
 from adapters.settings import Settings, mask_url
+from ella.contract import OutboxEntry
 from models import Conversation
 from workers.procs import WorkerProcess
 from workers.routing import TaskName, queue_for
@@ -82,3 +84,14 @@ def running_stack(console: Console, settings: Settings, concurrency: int = 2) ->
         worker.stop()
         if embedded:
             stop_embedded_redis()
+
+
+def wait_for_reply(reader, message_id: str, timeout: float) -> OutboxEntry:  # type: ignore[no-untyped-def]
+    """The outbox entry answering ``message_id`` (a reply, or a rejected entry), acknowledging what it reads."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for entry in reader.read(count=10, block_ms=200):
+            reader.ack(entry)
+            if entry.in_reply_to == message_id:
+                return entry
+    raise TimeoutError(f"no reply to {message_id} within {timeout}s")

@@ -50,9 +50,7 @@ def pg_admin_url() -> str:
     return os.environ.get("ELLA_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
 
-def create_database(
-    backend: str, name: str, var: Path, template: str | None = None
-) -> tuple[str, Callable[[], None]]:
+def create_database(backend: str, name: str, var: Path, template: str | None = None) -> tuple[str, Callable[[], None]]:
     """A new database (a SQLite file under ``var``, or a PostgreSQL database) and its drop function: empty, or a
     copy of ``template`` (the name of a database made here earlier, nobody connected to it): PostgreSQL's
     ``CREATE DATABASE ... TEMPLATE``, a file copy for SQLite. Why copies: migrating each test's database from
