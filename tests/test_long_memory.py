@@ -134,7 +134,8 @@ def test_nine_months_insights_last_plans_go_stale_and_the_injection_reaches_no_p
             return s.scalar(select(MemoryNode.id).where(MemoryNode.source_message_id == message_id)) is not None
 
     # Month one: the cello, a dated plan (Tuesday's dentist), and an injection the guard refuses.
-    monday = start - timedelta(days=start.weekday())
+    # 09:00, not the time the test runs: run near midnight UTC, the next day's messages fell on the day after.
+    monday = (start - timedelta(days=start.weekday())).replace(hour=9, minute=0, second=0, microsecond=0)
     say("I have started learning the cello and my teacher Ruth is wonderful", monday, "c1")
     say("I have a dentist appointment on Tuesday and I'm dreading it", monday + timedelta(minutes=2), "c1")
     say(INJECTION, monday + timedelta(minutes=4), "c1")
