@@ -22,14 +22,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
 
-from adapters.redis_conn import get_redis
 from adapters.settings import Settings, get_settings
-from models.erasure import Traces, register_store
 
 
 @dataclass(frozen=True)
@@ -158,51 +156,5 @@ def release(client: redis.Redis, user_id: str, message_id: str) -> None:
     client.zrem(InboxKeys.of().held, entry_key(user_id, message_id))
 
 
-# --- erasure: the user's entries (the store eraser "redis:inbox", registered here, by the store's owner) ---
-
-_SCAN_PAGE = 1000
-
-
 def as_text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-@register_store("redis:inbox")
-def erase_inbox(traces: Traces) -> int:
-    """Messages enqueued and not yet answered: every inbox key's members that are the user's (the payloads
-    hold the text). An entry is the user's when its payload names them or its member names them (a JSON
-    ``[user_id, message_id]``), or, for an older plain ``message_id`` member, when the message was theirs."""
-    client, keys = get_redis(), InboxKeys.of()
-    kinds = {name: as_text(client.type(name)) for name in (getattr(keys, f.name) for f in fields(keys))}
-    mine: set[str] = set()
-    for member, payload in client.hscan_iter(keys.payloads, count=_SCAN_PAGE):
-        if _user_of(payload, "user_id") == traces.user_id:
-            mine.add(as_text(member))
-    for name, kind in kinds.items():
-        members: Iterable[Any] = ()
-        if kind == "hash":
-            members = (member for member, _ in client.hscan_iter(name, count=_SCAN_PAGE))  # NOVALUES needs Redis 7.4
-        elif kind == "zset":
-            members = (member for member, _ in client.zscan_iter(name, count=_SCAN_PAGE))
-        for member in members:
-            text = as_text(member)
-            if text in traces.message_ids or _user_of(text, 0) == traces.user_id:
-                mine.add(text)
-    if not mine:
-        return 0
-    pipe = client.pipeline()
-    for name, kind in kinds.items():
-        if kind == "hash":
-            pipe.hdel(name, *mine)
-        elif kind == "zset":
-            pipe.zrem(name, *mine)
-    pipe.execute()
-    return len(mine)
-
-
-def _user_of(value: Any, where: str | int) -> Any:
-    """``value`` parsed as JSON, indexed by ``where``; None when it is not JSON of that shape."""
-    try:
-        return json.loads(value)[where]
-    except (ValueError, TypeError, KeyError, IndexError):
-        return None

@@ -38,6 +38,7 @@ import kombu.exceptions
 import redis
 
 from adapters import images as _images  # noqa: F401  (registers the "images" store: the anchors' bytes)
+from adapters import inbox_erasure as _inbox  # noqa: F401  (registers "redis:inbox": messages not yet answered)
 from adapters.db import session_scope
 from adapters.disk_erasure import compact_stream, rewrite_redis_persistence, truncate_sqlite_wal
 from adapters.inbox import as_text as _text

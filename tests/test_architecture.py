@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,6 +98,17 @@ def test_the_events_import_no_task_module():
     """The one cycle there was: the tasks import ``workers.events``, which imported ``tasks.memory`` and
     ``tasks.privacy`` back. Events now send by registered name (``workers.effects``)."""
     assert [m for m in imported_modules(ROOT / "workers" / "events.py") if m.split(".")[0] == "tasks"] == []
+
+
+def test_the_gateways_client_imports_no_database_code_and_no_task():
+    """A gateway imports ``gateway.client`` only: it sends by name and remembers each message in the inbox, and
+    must not pull in SQLAlchemy, our tables or a task (the inbox's eraser lives apart for this reason)."""
+    probe = (
+        "import sys, gateway.client; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'models', 'sqlalchemy', 'alembic', 'tasks'}))"
+    )
+    found = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"
 
 
 def test_every_package_of_ours_is_on_a_floor():

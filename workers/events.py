@@ -126,7 +126,7 @@ def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None
     Raises ``DeadLettered``; returns when the user was never erased (one primary-key lookup).
     """
     from adapters.db import autocommit_scope
-    from adapters.inbox import erase_inbox
+    from adapters.inbox_erasure import erase_inbox
     from ella.rejections import reply_key
     from models.erasure import Traces, is_forgotten, tombstone_key
 
