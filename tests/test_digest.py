@@ -45,8 +45,12 @@ from tests.support.scripted import Scripted
 
 TIERS = Settings().model_tiers
 NOW = datetime.now(UTC).replace(microsecond=0)
-UTC_ZONE = ZoneInfo("UTC")
-TODAY = period_of(Job.DIGEST, NOW.date(), UTC_ZONE)  # the period a digest planned now is for
+# The test users live where it is about noon now (POSIX signs: Etc/GMT-3 is three hours ahead of UTC), so that
+# "today" cannot end while the module runs: in UTC, a run that crossed midnight had its digests found day_over
+# by the handler's real clock, against this module's NOW taken the day before.
+_NOON_OFFSET = max(-12, min(14, 12 - NOW.hour))
+USER_ZONE = f"Etc/GMT{-_NOON_OFFSET:+d}" if _NOON_OFFSET else "UTC"
+TODAY = period_of(Job.DIGEST, NOW.astimezone(ZoneInfo(USER_ZONE)).date(), ZoneInfo(USER_ZONE))
 LAST_DIGEST = NOW - timedelta(days=1)
 
 
@@ -111,7 +115,7 @@ def add_said(user: str, content: str, at: datetime, about: tuple[str, ...] = ("u
 
 
 def member(user: str) -> Member:
-    return Member(user, "UTC", TODAY)
+    return Member(user, USER_ZONE, TODAY)
 
 
 def plan(*users: str, now: datetime = NOW) -> Any:
