@@ -16,15 +16,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+
+# adapters.metrics chooses the multiprocess directory even when the client was imported first (it resets the
+# client's value class then), so the import order here does not matter.
 from adapters.metrics import BROKER_UP, MULTIPROC_ENV, QUEUE_DEPTH
 from adapters.settings import get_settings
-
-# After adapters.metrics: it chooses the multiprocess directory before the client is first imported.
-SCRAPE_TIME_FAMILIES = (BROKER_UP, QUEUE_DEPTH)  # read from Redis at each scrape, never counted
-
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest  # noqa: E402
-from prometheus_client.core import GaugeMetricFamily, Metric  # noqa: E402
-from prometheus_client.multiprocess import MultiProcessCollector  # noqa: E402
 
 # --- reading: the scrape --------------------------------------------------------------------------------------
 

@@ -146,14 +146,14 @@ def test_a_model_call_counts_its_outcome_tokens_cache_hit_and_dollars(migrated_d
 def test_the_nightly_regression_counts_its_lines_and_its_fires(migrated_db, monkeypatch, tmp_path):
     """The offline engine's replies never fire; a model that declares love does, on both corpus lines it answers."""
     import adapters.reply_service
+    from ella.guard.classifier import prepare
     from tasks.guard import boundary_regression
     from tests.test_guard_pipeline import romantic_model
     from tests.test_world_pipeline import Scripted, use_model
-    from workers.app import _warm_the_guard
 
     # As a worker does before its pool forks: cold, the guard's first line (its rules compiled, its models loaded)
     # can use up the run's time budget on a loaded machine, and the regression then leaves lines unchecked.
-    _warm_the_guard()
+    prepare()
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("\n".join(json.dumps({"text": t}) for t in ["what should I cook?", "I love you", "hi there"]))
     monkeypatch.setenv("ELLA_GUARD_CORPUS_PATH", str(corpus))

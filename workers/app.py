@@ -183,15 +183,10 @@ def _warn_deprecated_models(**_: Any) -> None:
 
 @signals.worker_init.connect
 def _warm_the_guard(**_: Any) -> None:
-    """Compile the guard's rules and load its language identifier and learned model in the main process, before
-    the pool forks: each child inherits them instead of paying 2-5 s of CPU (and its own copy) in its first task."""
-    from ella.guard.classifier import compiled_rules
-    from ella.guard.language import warm_up
-    from ella.guard.model import load_model
+    """The guard loaded in the main process, before the pool forks (``ella.guard.classifier.prepare``)."""
+    from ella.guard.classifier import prepare
 
-    compiled_rules()
-    warm_up()
-    load_model()
+    prepare()
 
 
 @signals.worker_process_init.connect
