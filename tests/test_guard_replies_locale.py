@@ -9,16 +9,23 @@ from __future__ import annotations
 import pytest
 
 from ella.guard import classify
+from ella.guard.language import read_language, read_short
 from ella.guard.replies import (
     CALM_REFUSAL_MANIPULATION,
     CALM_REFUSAL_PHYSICAL,
     CHECK_IN,
     DEFAULT_CRISIS_RESOURCES,
+    DEFAULT_LOCALE,
+    LOCALIZED_CRISIS_RESOURCES,
     SAFE_FALLBACK,
+    SUSPICION_CHECK_IN,
     WARM_BOUNDED,
     canned_reply,
+    crisis_line,
     crisis_referral,
+    line_country,
     safe_fallback,
+    suspicion_check_in,
 )
 
 LANGUAGES = ("de", "es", "fr", "it")
@@ -28,7 +35,11 @@ ROUTES = [
     ("calm_refusal", "manipulation"),
     ("crisis_referral", "emotional_crisis"),
     ("check_in", "ok"),
+    ("check_in", "emotional_crisis"),
 ]
+ALL_LANGUAGES = ("en", *LANGUAGES)
+# What an English crisis line says: never inside another language's referral.
+ENGLISH_LINE = ("988", "call or text", "Lifeline", "Suicide & Crisis")
 
 
 @pytest.mark.parametrize(
@@ -127,3 +138,100 @@ def test_an_operators_own_line_wins_over_the_localized_default() -> None:
 def test_a_german_speaker_in_the_us_gets_988_in_german() -> None:
     text = crisis_referral("de_US", DEFAULT_CRISIS_RESOURCES, "de")
     assert "988" in text and text.startswith("Ich höre dich")
+
+
+# ---- issue 33, item 4: the user's language, with their country's line ------------------------------------------
+
+
+@pytest.mark.parametrize("language", ALL_LANGUAGES)
+@pytest.mark.parametrize(("route", "category"), [*ROUTES, ("fallback", "")])
+def test_every_canned_route_check_in_and_fallback_is_in_each_language(route: str, category: str, language: str) -> None:
+    for key in ("a", "b", "c"):
+        if route == "fallback":
+            text, english = safe_fallback(language), SAFE_FALLBACK
+        else:
+            text = canned_reply(route, category, key, DEFAULT_LOCALE, None, language)
+            english = canned_reply(route, category, key, DEFAULT_LOCALE, None, "en")
+        assert read_language(text).code == language, (route, category, language, text)
+        assert (text == english) == (language == "en")
+        if language != "en" and route == "crisis_referral":
+            assert not any(piece in text for piece in ENGLISH_LINE), text
+        if route != "crisis_referral":
+            assert classify(text, learned=False).category == "ok", text  # passes the outbound guard
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [("de", "0800 111 0 111"), ("es", "024"), ("fr", "3114"), ("it", "02 2327 2327"), ("en", "988")],
+)
+def test_under_the_default_locale_the_line_is_the_languages_own_countrys(language: str, line: str) -> None:
+    """The reported case: a German crisis message from a profile with the default locale got the US line, in
+    English, inside a German sentence."""
+    for locale in (DEFAULT_LOCALE, "en-US", "EN_us"):
+        text = crisis_referral(locale, DEFAULT_CRISIS_RESOURCES, language)
+        assert line in text and "findahelpline.com" in text
+        if language != "en":
+            assert not any(piece in text for piece in ENGLISH_LINE), text
+    # the same through the reply room's call
+    text = canned_reply("crisis_referral", "emotional_crisis", "m", DEFAULT_LOCALE, DEFAULT_CRISIS_RESOURCES, language)
+    assert line in text
+
+
+def test_line_country() -> None:
+    assert [line_country(DEFAULT_LOCALE, lang) for lang in ("de", "es", "fr", "it")] == ["DE", "ES", "FR", "IT"]
+    assert line_country(DEFAULT_LOCALE, "de-AT") == "DE"  # the language's own country, not a guess at a region
+    assert line_country(DEFAULT_LOCALE, "en") == "US" == line_country(DEFAULT_LOCALE, None)
+    assert line_country(DEFAULT_LOCALE, "pt") == "US"  # no words in Portuguese: English, and its locale's line
+    assert line_country("en_GB", "de") == "GB" and line_country("es_MX", "es") == "MX"  # a real locale is kept
+    assert line_country("de", "de") == "" and line_country("en_GB", "fr", default_locale="en_GB") == "FR"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_line_with_no_words_in_the_language_gives_way_to_its_directory(language: str) -> None:
+    for locale in ("en_GB", "en_AU", "en_IN", "pt_BR", "ja_JP"):
+        country = locale.split("_")[1]
+        if country in LOCALIZED_CRISIS_RESOURCES[language]:
+            continue
+        line = crisis_line(country, DEFAULT_CRISIS_RESOURCES, language)
+        assert line == LOCALIZED_CRISIS_RESOURCES[language]["default"], (locale, line)
+        text = crisis_referral(locale, DEFAULT_CRISIS_RESOURCES, language)
+        assert DEFAULT_CRISIS_RESOURCES.get(country, "@@") not in text and "findahelpline.com" in text
+    # English keeps every country's English line
+    assert "116 123" in crisis_referral("en_GB", DEFAULT_CRISIS_RESOURCES, "en")
+
+
+def test_an_operators_own_default_is_used_as_configured_in_any_language() -> None:
+    resources = {**DEFAULT_CRISIS_RESOURCES, "default": "our partner's line (0800 999)"}
+    assert "0800 999" in crisis_referral("en_GB", resources, "de")
+
+
+@pytest.mark.parametrize("language", ALL_LANGUAGES)
+def test_the_suspicion_check_in_asks_about_safety_and_names_no_line(language: str) -> None:
+    text = suspicion_check_in(language)
+    assert text == canned_reply("check_in", "emotional_crisis", "k", DEFAULT_LOCALE, None, language)
+    assert not any(ch.isdigit() for ch in text) and "findahelpline" not in text
+    assert text != canned_reply("check_in", "ok", "k", DEFAULT_LOCALE, None, language)  # the negated-crisis one
+    assert classify(text, learned=False).category == "ok"
+    assert suspicion_check_in(None) == SUSPICION_CHECK_IN == suspicion_check_in("pt")
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("hola", "es"), ("estoy muy mal", "es"), ("no puedo más", "es"), ("gracias", "es"),
+        ("ich kann nicht mehr", "de"), ("hallo", "de"), ("tschüss", "de"), ("ich bin müde", "de"), ("danke", "de"),
+        ("je suis là", "fr"), ("bonjour", "fr"), ("salut", "fr"), ("c’est trop", "fr"), ("merci", "fr"),
+        ("ciao!", "it"), ("grazie", "it"), ("sono stanca", "it"), ("non ce la faccio più", "it"),
+        ("hi", "en"), ("thanks", "en"), ("yes. tonight", "en"), ("I am so tired", "en"),
+        ("ok", ""), ("lol", ""), ("kms", ""), ("te amo", ""), ("no", ""), ("não aguento", ""), ("", ""), ("!!", ""),
+    ],
+)  # fmt: skip
+def test_short_messages_are_read_in_all_five_languages(text: str, language: str) -> None:
+    reading = read_language(text)
+    assert reading.code == language and reading.readable
+
+
+def test_the_short_reader_names_a_language_only_when_its_words_win() -> None:
+    assert read_short("hola how are you") == "en"  # more English words than Spanish
+    assert read_short("tu") == "" and read_short("non") == ""  # shared by several languages
+    assert read_short("Obrigado, tudo bem") == ""  # Portuguese is not claimed

@@ -9,6 +9,15 @@ one without texts gets English, as before. The crisis lines are the national one
 country's own service, free); where there is none we are sure of, the reply names findahelpline.com only, never a
 guessed number. The country picks the line, the language picks the words: a French speaker in Canada gets the
 Canadian line in French.
+
+Two rules keep an English line out of another language's words (``line_country``, ``crisis_line``):
+
+* a profile that still has the default locale (``DEFAULT_LOCALE``: the gateway never said where the user is) and
+  a message in German, Spanish, French or Italian gets that language's own country's line (de -> DE, es -> ES,
+  fr -> FR, it -> IT), never the US line spliced in English into a German sentence;
+* whatever the locale, a line that has no words in the reply's language gives way to that language's
+  ``default`` (the findahelpline.com directory), never an English sentence inside another language. An operator's
+  own line (configured) is still used as configured.
 """
 
 from __future__ import annotations
@@ -32,8 +41,18 @@ CHECK_IN = (
     "I'm really glad to hear that. If things ever do start to feel heavy, I'm here, and so are people who are "
     "trained to help. How are you doing right now, honestly?"
 )
+# When the learned stage suspects a crisis but is not sure: a warm check-in, no line and no referral.
+SUSPICION_CHECK_IN = (
+    "That sounds really heavy. Are you safe right now? I'm here, and I'd like to hear how you're doing."
+)
 # What goes out instead of a generated reply that the outbound check stopped.
 SAFE_FALLBACK = "I want to make sure I say this well. Could you tell me a bit more about how you're feeling?"
+
+# The locale a user's row has until the gateway sends a profile (``models.user.User.locale``,
+# ``adapters.reply_service.user_locale``): it says nothing about where the user is.
+DEFAULT_LOCALE = "en_US"
+# Under the default locale, the country whose line a message in this language gets.
+LANGUAGE_COUNTRY: dict[str, str] = {"de": "DE", "es": "ES", "fr": "FR", "it": "IT"}
 
 DEFAULT_CRISIS_RESOURCES: dict[str, str] = {
     "US": "the 988 Suicide & Crisis Lifeline (call or text 988 in the US)",
@@ -66,6 +85,7 @@ LOCALIZED_CRISIS_RESOURCES: dict[str, dict[str, str]] = {
         "AT": "die Telefonseelsorge (142, kostenlos, rund um die Uhr)",
         "CH": "die Dargebotene Hand (143, rund um die Uhr)",
         "BE": "die Zelfmoordlijn (1813) oder das Centre de Prévention du Suicide (0800 32 123) in Belgien",
+        "US": "die 988 Suicide & Crisis Lifeline (Anruf oder SMS an 988 in den USA, rund um die Uhr)",
         "default": "eine Krisenhotline in deiner Nähe (findahelpline.com nennt eine für dein Land)",
     },
     "es": {
@@ -82,11 +102,13 @@ LOCALIZED_CRISIS_RESOURCES: dict[str, dict[str, str]] = {
         "BE": "le Centre de Prévention du Suicide (0800 32 123, gratuit, 24 h/24)",
         "CH": "La Main Tendue (le 143, 24 h/24)",
         "CA": "Parlons suicide Canada (appelle ou texte le 988)",
+        "US": "la 988 Suicide & Crisis Lifeline (appelle ou envoie un SMS au 988 aux États-Unis, 24 h/24)",
         "default": "une ligne d'écoute de ton pays (findahelpline.com en indique une pour chaque pays)",
     },
     "it": {
         "IT": "Telefono Amico Italia (02 2327 2327) o Samaritans Onlus (06 77208977)",
         "CH": "Telefono Amico (il 143 in Svizzera, a ogni ora)",
+        "US": "la 988 Suicide & Crisis Lifeline (chiama o manda un SMS al 988 negli Stati Uniti, a ogni ora)",
         "default": "una linea di ascolto del tuo paese (findahelpline.com ne indica una per ogni paese)",
     },
 }
@@ -184,6 +206,15 @@ _CHECK_IN: dict[str, str] = {
     "it": "Sono davvero contenta di sentirlo. Se le cose dovessero farsi pesanti, io ci sono, e ci sono anche "
     "persone preparate per aiutare. Come stai adesso, sinceramente?",
 }
+_SUSPICION_CHECK_IN: dict[str, str] = {
+    "en": SUSPICION_CHECK_IN,
+    "de": "Das klingt wirklich schwer. Bist du gerade in Sicherheit? Ich bin da und möchte gern hören, wie es "
+    "dir geht.",
+    "es": "Eso suena muy duro. ¿Estás a salvo ahora mismo? Estoy aquí, y me gustaría saber cómo estás.",
+    "fr": "Ça a l'air vraiment lourd. Est-ce que tu es en sécurité, là, maintenant ? Je suis là, et j'aimerais "
+    "savoir comment tu vas.",
+    "it": "Sembra davvero pesante. Sei al sicuro in questo momento? Io ci sono, e vorrei sapere come stai.",
+}
 _SAFE_FALLBACK: dict[str, str] = {
     "en": SAFE_FALLBACK,
     "de": "Ich möchte das gut sagen. Magst du mir ein bisschen mehr erzählen, wie es dir geht?",
@@ -205,11 +236,29 @@ def _country(locale: str) -> str:
     return parts[-1].upper() if len(parts) > 1 or parts[-1].isupper() else ""
 
 
+def _same_locale(a: str, b: str) -> bool:
+    return a.replace("-", "_").casefold() == b.replace("-", "_").casefold()
+
+
+def line_country(locale: str, language: str | None, default_locale: str = DEFAULT_LOCALE) -> str:
+    """The country whose crisis line a reply in ``language`` names for a user with ``locale``.
+
+    The locale's country (``en_GB`` -> GB; a bare language names none: ""), except under the default locale,
+    which says nothing of where the user is: a message in German, Spanish, French or Italian then gets that
+    language's own country (de -> DE, es -> ES, fr -> FR, it -> IT), not the default locale's US."""
+    lang = _language(language)
+    if _same_locale(locale or "", default_locale) and lang in LANGUAGE_COUNTRY:
+        return LANGUAGE_COUNTRY[lang]
+    return _country(locale)
+
+
 def crisis_line(
     country: str, resources: Mapping[str, str] = DEFAULT_CRISIS_RESOURCES, language: str | None = None
 ) -> str:
-    """The crisis line for ``country``, in ``language`` when it has words for it. An operator's own line (a value
-    in ``resources`` that is not this module's default) is used as configured, whatever the language."""
+    """The crisis line for ``country``, in ``language``'s words. An operator's own line (a value in ``resources``
+    that is not this module's default) is used as configured, whatever the language. A line of this module with
+    no words in a language other than English gives way to that language's ``default`` (the directory): never
+    an English line inside another language's sentence."""
     configured = resources.get(country)
     lang = _language(language)
     localized = LOCALIZED_CRISIS_RESOURCES.get(lang, {})
@@ -217,30 +266,41 @@ def crisis_line(
         return configured
     if country in localized:
         return localized[country]
+    fallback = resources.get("default")
+    operators_default = fallback is not None and fallback != DEFAULT_CRISIS_RESOURCES["default"]
+    if lang != "en":
+        return fallback if operators_default and fallback is not None else localized["default"]
     if configured is not None:
         return configured
-    fallback = resources.get("default")
-    if lang != "en" and (fallback is None or fallback == DEFAULT_CRISIS_RESOURCES["default"]):
-        return localized["default"]
     return fallback or DEFAULT_CRISIS_RESOURCES["default"]
 
 
 def crisis_referral(
-    locale: str, resources: Mapping[str, str] = DEFAULT_CRISIS_RESOURCES, language: str | None = None
+    locale: str,
+    resources: Mapping[str, str] = DEFAULT_CRISIS_RESOURCES,
+    language: str | None = None,
+    default_locale: str = DEFAULT_LOCALE,
 ) -> str:
     """The seed's crisis message, with the resource for the user's country and always findahelpline.com.
 
-    The country is the locale's country part (``en_GB`` -> GB). A bare language (``en``, ``ca``, ``de``) names
-    no country (``ca`` is Catalan, not Canada): it gets the international directory. A bare upper-case code
-    (``US``) is a country. ``language`` (``"de"``, ``"es"``, ``"fr"``, ``"it"``) picks the words; None or any
-    other -> English.
+    The country is the locale's country part (``en_GB`` -> GB), or, under ``default_locale``, the message's
+    language's own country (``line_country``). A bare language (``en``, ``ca``, ``de``) names no country
+    (``ca`` is Catalan, not Canada): it gets the international directory. A bare upper-case code (``US``) is a
+    country. ``language`` (``"de"``, ``"es"``, ``"fr"``, ``"it"``) picks the words; None or any other -> English.
     """
-    return _CRISIS_TEXT[_language(language)].format(line=crisis_line(_country(locale), resources, language))
+    country = line_country(locale, language, default_locale)
+    return _CRISIS_TEXT[_language(language)].format(line=crisis_line(country, resources, language))
 
 
 def safe_fallback(language: str | None) -> str:
     """What goes out instead of a generated reply that the outbound check stopped, in ``language``."""
     return _SAFE_FALLBACK[_language(language)]
+
+
+def suspicion_check_in(language: str | None) -> str:
+    """The warm check-in for a message the learned stage suspects of a crisis without being sure: it asks
+    whether the person is safe and stays with them; no line, no referral. In ``language`` (English otherwise)."""
+    return _SUSPICION_CHECK_IN[_language(language)]
 
 
 def canned_reply(
@@ -250,17 +310,20 @@ def canned_reply(
     locale: str = "US",
     resources: Mapping[str, str] | None = None,
     language: str | None = None,
+    default_locale: str = DEFAULT_LOCALE,
 ) -> str:
     """The reply for a route other than ``generate`` (a calm refusal says why by its category), in ``language``
-    (English when None or a language without texts)."""
+    (English when None or a language without texts). A check-in for a suspected crisis (``check_in`` with the
+    category ``emotional_crisis``) is ``suspicion_check_in``; a negated crisis mention's check-in (category
+    ``ok``) is the old one."""
     lang = _language(language)
     if route == "warm_bounded":
         variants = _WARM_BOUNDED[lang]
         return variants[zlib.crc32(message_key.encode("utf-8", "surrogatepass")) % len(variants)]
     if route == "crisis_referral":
-        return crisis_referral(locale, resources or DEFAULT_CRISIS_RESOURCES, language)
+        return crisis_referral(locale, resources or DEFAULT_CRISIS_RESOURCES, language, default_locale)
     if route == "check_in":
-        return _CHECK_IN[lang]
+        return _SUSPICION_CHECK_IN[lang] if category == "emotional_crisis" else _CHECK_IN[lang]
     if route == "calm_refusal":
         table = _CALM_REFUSAL_MANIPULATION if category == "manipulation" else _CALM_REFUSAL_PHYSICAL
         return table[lang]
