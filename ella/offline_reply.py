@@ -19,6 +19,7 @@ from typing import Any
 
 from ella.ledger.past import asks_about_the_past, parse_line
 from ella.lexicon import TOPICLESS_WORDS, stem
+from ella.readers import PAST_QUESTION, reads_as
 from ella.world.tickers import BOOK_SUBJECT, HAPPENING_SUBJECT, MOOD_SUBJECT
 
 _WORD = re.compile(r"[a-z']+")
@@ -273,7 +274,7 @@ def past_line(text: str, world_past: str, today: date | None = None) -> str:
     """For a question about the past of Ella's world, what it was and what it is now, from the first line of the
     "her world's past" section (``ella.ledger.past``): "It was red back then, until September; it's blue now."
     The year is said when it is not ``today``'s. "" when the message does not ask or the section says nothing."""
-    if not world_past or not asks_about_the_past(text):
+    if not world_past or not (asks_about_the_past(text) or reads_as(text, PAST_QUESTION)):
         return ""
     parts = next((p for p in map(parse_line, world_past.splitlines()) if p), None)
     if parts is None:

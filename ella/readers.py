@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from ella import sentence
 from ella.ledger.past import asks_about_the_past
-from ella.memory.say import Ask, read_request
+from ella.memory.say import Ask, SayRequest, read_request
 from ella.reader_prototypes import INTENTS, NONE, rows
 
 MEMORY_RECALL = "memory_recall"
@@ -183,6 +183,55 @@ def read(text: str, vector: npt.NDArray[np.floating] | None = None) -> Reading:
     return by_vector(sentence.vector(text) if vector is None else vector)
 
 
+# --- a memory request, for ``ella.reply`` ------------------------------------------------------------------------
+
+# "my sister is called Maya" in the five languages, the relation in English (the ledger's subjects are English):
+# the one correction read in other languages' words. Anything else the vector reads as a correction is not acted on.
+_CALLED = re.compile(
+    r"\b(?:my|mein|meine|meinen|mi|mon|ma|mio|mia|il mio|la mia) (?P<who>[^\W\d_]+)(?:'s name)? "
+    r"(?:is called|is named|'s called|heißt|se llama|s'appelle|si chiama) (?P<value>[A-ZÀ-Ý][\w'-]{1,40})",
+    re.IGNORECASE,
+)
+RELATIONS: dict[str, str] = {
+    **dict.fromkeys(("schwester", "hermana", "sœur", "soeur", "sorella"), "sister"),
+    **dict.fromkeys(("bruder", "hermano", "frère", "frere", "fratello"), "brother"),
+    **dict.fromkeys(("mutter", "madre", "mère", "mere"), "mother"),
+    **dict.fromkeys(("vater", "padre", "père", "pere"), "father"),
+    **dict.fromkeys(("tochter", "hija", "fille", "figlia"), "daughter"),
+    **dict.fromkeys(("sohn", "hijo", "fils", "figlio"), "son"),
+    **dict.fromkeys(("hund", "perro", "perra", "chien", "chienne", "cane"), "dog"),
+    **dict.fromkeys(("katze", "kater", "gato", "gata", "chat", "chatte", "gatto", "gatta"), "cat"),
+    **dict.fromkeys(("mann", "ehemann", "marido", "esposo", "mari", "marito"), "husband"),
+    **dict.fromkeys(("frau", "ehefrau", "esposa", "mujer", "femme", "moglie"), "wife"),
+    **dict.fromkeys(("chef", "chefin", "jefe", "jefa", "capo"), "boss"),
+    **dict.fromkeys(("partner", "partnerin", "pareja", "compagnon", "compagne", "compagno", "compagna"), "partner"),
+}
+
+
+def memory_request(text: str, vector: npt.NDArray[np.floating] | None = None) -> SayRequest | None:
+    """A memory request in ``text``: the English rules' (``read_request``), else the vector reader's, which reads
+    no topic: a recall is of everything, a forget asks what to forget (``SayRequest.unread``: never the previous
+    turn by guess), a correction is acted on only when it says who is called what ("meine Schwester heißt Maya");
+    otherwise None."""
+    asked = read_request(text)
+    if asked is not None:
+        return asked
+    if not sentence.readable(text) or len(text) > 1600:
+        return None
+    reading = by_vector(sentence.vector(text) if vector is None else vector)
+    if reading.intent == MEMORY_RECALL:
+        return SayRequest(Ask.RECALL, unread=True)
+    if reading.intent == MEMORY_FORGET:
+        return SayRequest(Ask.FORGET, unread=True)
+    if reading.intent == MEMORY_CORRECT:
+        found = _CALLED.search(text.replace("\u2019", "'"))
+        if found is not None:
+            who = found.group("who").casefold()
+            return SayRequest(Ask.CORRECT, topic=RELATIONS.get(who, who), value=found.group("value"),
+                              predicate="name", unread=True)  # fmt: skip
+    return None
+
+
 def reads_as(text: str, intent: str, vector: npt.NDArray[np.floating] | None = None) -> bool:
     """Whether ``text`` reads as ``intent`` (see ``read``)."""
     return read(text, vector).intent == intent
@@ -201,6 +250,7 @@ __all__ = [
     "Reading",
     "by_rule",
     "by_vector",
+    "memory_request",
     "over_by_rule",
     "read",
     "reads_as",

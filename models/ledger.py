@@ -53,6 +53,7 @@ from ella.ledger.facts import NewFact as NewFact  # the plain value writers hand
 from ella.ledger.past import asks_about_the_past, named_subjects, past_lines, section
 from ella.ledger.rules import LIVE, FactConflict, Status, Tier, Writer, check_supersede, check_write, subject_range
 from ella.provenance import Provenance, by_operator, by_rule, unrecorded
+from ella.readers import PAST_QUESTION, reads_as
 from models.base import Base, BigId, UTCDateTime, utcnow
 from models.provenance import Provenanced
 from models.user import User
@@ -452,7 +453,7 @@ def past_view(session: Session, user_id: str, text: str, now: datetime) -> tuple
     """The "her world's past" section for a message and the ids of the facts in it; ("", []) unless the message
     asks about the past of Ella's world (``ella.ledger.past.asks_about_the_past``) and names a subject of it
     that has a past. Three reads, only for such a message: the live facts, the past values, the past facts."""
-    if not asks_about_the_past(text):
+    if not asks_about_the_past(text) and not reads_as(text, PAST_QUESTION):  # the English rule, then by meaning
         return "", []
     live = [f for f in current(session, user_id) if f.tier in WORLD_TIER_VALUES]
     values: dict[str, list[str]] = {}

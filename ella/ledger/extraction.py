@@ -45,7 +45,16 @@ _OUTCOME = re.compile(
 
 def worth_extracting(text: str) -> bool:
     said = text.casefold().replace("\u2019", "'")
-    return _FIRST_PERSON.search(said) is not None or _OUTCOME.search(said) is not None
+    return _FIRST_PERSON.search(said) is not None or _OUTCOME.search(said) is not None or told_over(text)
+
+
+def told_over(text: str) -> bool:
+    """Whether ``ella.readers`` reads the turn as an event that is over, in any of its five languages ("sie haben es
+    abgesagt", "c'est fait"): the English words above miss them, and a missed outcome leaves Ella looking forward
+    to the past. Read only where those words are silent (one vector read, shared with the turn's other readers)."""
+    from ella.readers import EVENT_OVER, read
+
+    return read(text).intent == EVENT_OVER
 
 
 # A claim taken back, or an event off: "not anymore", "no longer", "it's off", "didn't happen".
@@ -57,7 +66,7 @@ _WITHDRAWN = re.compile(
 
 def may_retire(text: str) -> bool:
     """Whether a turn's words could retire or move a fact: an outcome ("it went great"), a withdrawal ("not
-    anymore"), an event called off or moved.
+    anymore"), an event called off or moved; in German, Spanish, French or Italian, an event over (``told_over``).
 
     Why: the live reply reads a turn for facts against the facts it is shown (``Reply.facts``). When an earlier
     turn's fact was stored after that reply ran, the reply could not name it by id, and of what it could have done
@@ -66,7 +75,7 @@ def may_retire(text: str) -> bool:
     then. So such a turn is read again by a call of its own only when these words could retire something.
     """
     said = text.casefold().replace("\u2019", "'")
-    return _OUTCOME.search(said) is not None or _WITHDRAWN.search(said) is not None
+    return _OUTCOME.search(said) is not None or _WITHDRAWN.search(said) is not None or told_over(text)
 
 
 def followup_window(event_day: date, zone: ZoneInfo, days: float) -> tuple[datetime, datetime]:

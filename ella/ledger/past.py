@@ -68,8 +68,9 @@ CLAUSE_WORDS = 6  # how far after its verb a marker may come
 
 
 def _normal(text: str) -> str:
+    """Lower-cased words with their apostrophes; letters of other languages kept ("tür", "jardín")."""
     text = text.casefold().replace("\u2019", "'").replace("\u2018", "'")
-    return " ".join(re.sub(r"[^a-z0-9']+", " ", text).split())
+    return " ".join(re.sub(r"[^\w']+|_", " ", text).split())
 
 
 def _marker_at(words: list[str], at: int) -> int:
@@ -134,22 +135,25 @@ _ATTRIBUTE_WORDS = frozenset(
 )  # fmt: skip
 # A subject's root names every subject under it: "the cottage" is ``ellahome.*``, "the cat" ``companion.*``.
 # ``ella`` and ``world`` are too wide to be named by themselves.
+# The German, Spanish, French and Italian words name them too: a question ``ella.readers`` reads in those
+# languages ("war deine Tür schon immer blau?") names its subject by them.
 ROOT_WORDS: dict[str, frozenset[str]] = {
-    "ellahome": frozenset({"cottage", "house", "home"}),
-    "companion": frozenset({"companion", "cat", "kitten", "kitty", "tabby", "pet"}),
-}
+    "ellahome": frozenset({"cottage", "house", "home", "häuschen", "haus", "casita", "casa", "maison", "casetta"}),
+    "companion": frozenset({"companion", "cat", "kitten", "kitty", "tabby", "pet", "katze", "kater", "gato", "gata",
+                            "chat", "chatte", "gatto", "gatta"}),
+}  # fmt: skip
 # A subject word and the words that name the same thing (the anchors' and ``ella.world.images.VISUALS``' words).
 SYNONYMS: dict[str, frozenset[str]] = {
-    "door": frozenset({"doorway", "doorstep", "frontdoor"}),
-    "kitchen": frozenset({"stove", "kettle"}),
+    "door": frozenset({"doorway", "doorstep", "frontdoor", "tür", "haustür", "puerta", "porte", "porta"}),
+    "kitchen": frozenset({"stove", "kettle", "küche", "cocina", "cuisine", "cucina"}),
     "biome": frozenset({"sea", "shore", "beach", "coast", "harbour", "harbor", "loch", "tide", "waves"}),
     "weather": frozenset({"rain", "sky", "sunshine"}),
     "reading": frozenset({"book", "novel", "read"}),
     "book": frozenset({"novel", "reading"}),
     "mood": frozenset({"feeling", "feelings"}),
-    "cat": frozenset({"kitten", "kitty", "tabby"}),
-    "garden": frozenset({"yard", "flowerbed", "flowerbeds"}),
-    "boat": frozenset({"dinghy", "rowboat"}),
+    "cat": frozenset({"kitten", "kitty", "tabby", "katze", "gato", "chat", "gatto"}),
+    "garden": frozenset({"yard", "flowerbed", "flowerbeds", "garten", "jardín", "jardin", "giardino"}),
+    "boat": frozenset({"dinghy", "rowboat", "boot", "ruderboot", "barco", "barca", "bateau", "barque", "barchetta"}),
 }
 VALUE_WORDS_AT_MOST = 3  # a value ("red", "tabby cat") names its subject; a sentence-long one never does
 

@@ -431,7 +431,50 @@ def retirements(message: str, today: date, known: Sequence[Any]) -> list[dict[st
                 {**retired, "tier": "user_claim", "confidence": 0.6, "action": "retire", "fact_id": k["id"],
                  "because": because, "outcome": " ".join(sentences[n:])[:200]}
             )  # fmt: skip
+    if not out and events:
+        out = read_over(message, today, events)
     return out
+
+
+# A cancellation in the five languages the readers read: the event is off whatever its day.
+_CALLED_OFF_ANY = re.compile(
+    r"\b(?:cancell?ed|called off|abgesagt|storniert|ausgefallen|f[äa]llt aus|cancelad[oa]s?|cancelaron|suspendi[óo]|"
+    r"se suspendi[óo]|annul[ée]e?s?|annullat[oaie]|saltat[oaie]|[èe] saltat[oa])\b",
+    re.IGNORECASE,
+)
+
+
+def read_over(message: str, today: date, events: Sequence[tuple[Any, date, set[str]]]) -> list[dict[str, Any]]:
+    """The second pass where the rules above are silent: the message read as an event that is over by
+    ``ella.readers`` (the English rules, then its vector reader, in English, German, Spanish, French and Italian:
+    "that's done now", "sie haben es abgesagt", "ya pasó el examen", "c'est fait", "è andata").
+
+    English words of a moved or future event retire nothing, as above, unless they also say it is over ("they
+    moved it to this morning, so that's done now"). Which event: the one it names (its words, as the rules match
+    them); else the one whose day has come, when there is exactly one; else, for a cancellation ("abgesagt",
+    "annulé"), the only open event. Anything less sure retires nothing: a follow-up about a finished event costs
+    less than an event wrongly closed."""
+    from ella.readers import EVENT_OVER, over_by_rule, read
+
+    moved_or_ahead = _MOVED.search(message) or _FUTURE_TENSE.search(message) or FUTURE.search(message)
+    if (moved_or_ahead and not over_by_rule(message)) or read(message).intent != EVENT_OVER:
+        return []  # "they moved it to Friday", "it will be fine": not over, whatever the vector reads
+    said = set(chat_words(message))
+    named = [k for k, _day, words in events if words and said & words]
+    come = [k for k, day, _words in events if day <= today]
+    cancelled = _CALLED_OFF_ANY.search(message) is not None
+    if len(named) == 1:
+        target = named[0]
+    elif not named and len(come) == 1:
+        target = come[0]
+    elif not named and cancelled and len(events) == 1:
+        target = events[0][0]
+    else:
+        return []
+    retired = {key: str(target.get(key, "")) for key in ("subject", "predicate", "object")}
+    because = "withdrawn" if cancelled else "happened"
+    return [{**retired, "tier": "user_claim", "confidence": 0.6, "action": "retire", "fact_id": target["id"],
+             "because": because, "outcome": message.strip()[:200]}]  # fmt: skip
 
 
 def facts(message: str, today: date, known: Sequence[Any] = ()) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
@@ -40,6 +40,7 @@ class SayRequest:
     value: str = ""  # a correction's new value ("Maya")
     predicate: str = ""  # a correction's predicate when the words say it ("name")
     old: str = ""  # a correction's old value when the words say it ("Maya, not Mia")
+    unread: bool = False  # read by meaning, not by these rules (``ella.readers``): a forget without a topic asks
 
 
 @dataclass(frozen=True)
@@ -396,6 +397,8 @@ def decide(request: SayRequest, view: MemoryView) -> SayDecision | None:
     if request.ask == Ask.RECALL:
         return recall(view, request.topic)
     if request.ask == Ask.FORGET:
+        if request.unread and not request.topic:  # "that" is not known to be the previous turn: ask, never guess
+            view = replace(view, previous_message_id=None)
         return forget(view, request.topic)
     if request.ask == Ask.CORRECT:
         return correct(view, request)
