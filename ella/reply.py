@@ -53,6 +53,7 @@ from ella.memory.retrieval import (
 )
 from ella.memory.say import MemoryView, SayDecision, SayRequest, decide, from_reading, read_request
 from ella.provenance import Provenance
+from ella.readers import memory_request
 
 log = logging.getLogger(__name__)
 
@@ -351,7 +352,10 @@ def respond(
     canned = check_inbound(payload, policy, locale, load_earlier, model_reads_any_language=reads_any)
     if canned is not None:
         return canned
-    asked = read_request(payload.text) if load_view is not None else None
+    # An engine that reads only English (the offline one) reads a request in the five languages by meaning too
+    # (``ella.readers``); a model that reads any language reads what the rules miss itself, below.
+    reader = read_request if reads_any else memory_request
+    asked = reader(payload.text) if load_view is not None else None
     if asked is not None and load_view is not None:
         answered = answer_request(asked, load_view)
         if answered is not None:
