@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import case, literal, select, union_all
 from sqlalchemy.orm import Session
 
+from ella.memory.poisoning import ANSWER_STAND_IN
 from ella.memory.quarantine import Hold, stand_in
 from ella.reply import OutgoingReply
 from models.base import utcnow
@@ -96,6 +97,14 @@ def _user_text(name: str) -> Any:
     )
 
 
+def _reply_text() -> Any:
+    """Ella's reply as a prompt may show it: a generated answer to a turn held for manipulation (a message that
+    instructed her memory, ``ella.memory.poisoning``) by its stand-in, since it may repeat the instruction; a
+    refused turn's hand-written reply is shown as sent."""
+    held = (InboundMessage.quarantine == Hold.MANIPULATION.value) & (OutboxRecord.route == "generated")
+    return case((held, literal(ANSWER_STAND_IN)), else_=OutboxRecord.text)
+
+
 def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
     """The conversation's turns as one subquery (at, ord, role, text): each reply sorts right after the message
     it answers, by that message's ``sent_at`` (the gateway's clock); a notification Ella sent is a turn of its
@@ -108,7 +117,7 @@ def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
         _user_text(name).label("text"),
     ).where(InboundMessage.conversation_id == conversation)
     answered = (
-        select(InboundMessage.sent_at, literal(1), literal("assistant"), OutboxRecord.text)
+        select(InboundMessage.sent_at, literal(1), literal("assistant"), _reply_text())
         .join(InboundMessage, InboundMessage.message_id == OutboxRecord.in_reply_to)
         .where(OutboxRecord.conversation_id == conversation, OutboxRecord.kind == "reply")
     )

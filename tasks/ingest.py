@@ -45,8 +45,10 @@ from adapters.reply_service import answer, disclosure_policy, new_user_defaults
 from adapters.settings import get_settings
 from ella import seen as seen_map
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
+from ella.guard import Category
 from ella.llm.types import TransientModelError
-from ella.memory.quarantine import hold_for
+from ella.memory.poisoning import instructs_memory
+from ella.memory.quarantine import Hold, hold_for
 from ella.memory.say import Ask, SayDecision
 from ella.reply import ReplyOutcome, disclose
 from ella.world import images
@@ -80,9 +82,15 @@ def stored_message(payload: IngestPayload) -> InboundMessage | None:
     return found
 
 
-def turn_hold(outcome: ReplyOutcome) -> str | None:
-    """The hold the guard's inbound verdicts put on this turn (``ella.memory.quarantine``), or None."""
-    hold = hold_for(verdict.category for direction, verdict in outcome.fires if direction == "inbound")
+def turn_hold(outcome: ReplyOutcome, text: str = "") -> str | None:
+    """The hold the guard's inbound verdicts put on this turn (``ella.memory.quarantine``), or None. A message that
+    tries to plant instructions in Ella's memory (``ella.memory.poisoning``) is answered, but held like a refused
+    manipulation: its node and facts never reach a later prompt (a crisis turn still is never held)."""
+    categories = [str(verdict.category) for direction, verdict in outcome.fires if direction == "inbound"]
+    if text and instructs_memory(text):
+        log.warning("a message instructs Ella's memory: answered, and held out of every later prompt")
+        categories.append(Category.MANIPULATION.value)
+    hold = hold_for(categories)
     return None if hold is None else hold.value
 
 
@@ -133,7 +141,8 @@ def store_turn(
         given.ai_disclosed_at,
         given.break_reminded_at,
     )
-    if outcome.self_statements:
+    # a held turn's generated answer keeps no self-statements: they may repeat a planted instruction
+    if outcome.self_statements and hold != Hold.MANIPULATION.value:
         add_entries(session, payload.user_id, utcnow(), outcome.self_statements, payload.message_id, outcome.made_by)
     mark_accessed(session, outcome.memory_ids, datetime.now(UTC))
     if outcome.seen:
@@ -243,7 +252,7 @@ def ingest(
         reason, kwargs = outcome.dead_letter_reason, payload.model_dump(mode="json")
         record_dead_letter(TaskName.INGEST_MESSAGE, task_id, reason, [], kwargs)
     usage = held_usage_rows()
-    hold = turn_hold(outcome)
+    hold = turn_hold(outcome, payload.text)
     try:
         with session_scope() as session:
             record = store_turn(session, payload, outcome, task_id, hold)
