@@ -352,9 +352,10 @@ def respond(
     canned = check_inbound(payload, policy, locale, load_earlier, model_reads_any_language=reads_any)
     if canned is not None:
         return canned
-    # An engine that reads only English (the offline one) reads a request in the five languages by meaning too
-    # (``ella.readers``); a model that reads any language reads what the rules miss itself, below.
-    reader = read_request if reads_any else memory_request
+    # The offline engine (it reads only English, and no prose) reads a request in the five languages by meaning
+    # too (``ella.readers``); a model reads what the rules miss itself, below.
+    offline = not reads_any and not getattr(port.provider, "reads_prose", True)
+    reader = memory_request if offline else read_request
     asked = reader(payload.text) if load_view is not None else None
     if asked is not None and load_view is not None:
         answered = answer_request(asked, load_view)
