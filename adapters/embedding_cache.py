@@ -213,3 +213,15 @@ def shared_embedder() -> CachedEmbedder:
         if _shared is None or _shared[0] != os.getpid():
             _shared = (os.getpid(), CachedEmbedder(make_embedder(get_settings().embedder)))
         return _shared[1]
+
+
+def share_with_the_guard() -> None:
+    """Hand this process's cached embedder to ``ella.sentence`` when it is the same encoder, so the vector the
+    guard and the readers compute for a message is the one its memory node stores (one encoder pass a message).
+    With another memory embedder (``ELLA_EMBEDDER=hashing`` in tests) the guard keeps the plain encoder."""
+    from ella import sentence
+
+    if get_settings().embedder.strip().lower() == "multilingual":
+        sentence.use(shared_embedder)
+    else:
+        sentence.reset()

@@ -156,6 +156,20 @@ REPLY_CATEGORIES = (
     "ok",
 )
 DIRECTIONS = ("inbound", "outbound", "notification", "regression")
+GUARD_ROUTE_NAMES = ("generate", "warm_bounded", "calm_refusal", "crisis_referral", "check_in")
+GUARD_STAGES = ("rules", "model", "learned", "context", "reading")
+
+
+def stage_of(matched: str) -> str:
+    """The guard stage behind a verdict, from its ``matched`` id (never user text)."""
+    head = matched.split(".", 1)[0]
+    if head == "semantic":
+        return "learned"
+    if head == "model":
+        return "reading" if matched.startswith("model.reading.") else "model"
+    return "context" if head == "context" else "rules"
+
+
 TOKEN_TYPES = ("input", "output", "cache_write", "cache_read")
 NOTIFICATION_OUTCOMES = ("sent", "held", "expired", "ended")
 MODEL_OUTCOMES = ("ok", "repaired", "invalid_output", "failsafe", "transient_error", "permanent_error")
@@ -172,6 +186,9 @@ BOUNDARY_FIRES = Counter("ella_boundary_fires", "Boundary log entries, by direct
                          ["direction", "category"])  # fmt: skip
 CRISIS_REFERRALS = Counter("ella_crisis_referrals", "Crisis referrals (boundary fires routed to a crisis line).",
                            ["direction"])  # fmt: skip
+GUARD_ROUTES = Counter("ella_guard_routes", "Boundary fires by the route taken and the stage that decided it (rules, "
+                       "model: the n-gram model, learned: the sentence-vector stage, context, reading).",
+                       ["direction", "route", "stage"])  # fmt: skip
 DEAD_LETTERS = Counter("ella_dead_letters", "Dead letters, by task and reason code.", ["task", "reason"])
 MODEL_CALLS = Counter("ella_model_calls", "Model provider calls, by kind and outcome.", ["kind", "outcome"])
 MODEL_TOKENS = Counter("ella_model_tokens", "Model tokens, by kind and type (input, output, cache_write, "
@@ -193,8 +210,8 @@ REGRESSION_LAST = Gauge("ella_boundary_regression_last_run_fires", "Fires of the
 QUEUE_DEPTH = "ella_queue_depth"
 BROKER_UP = "ella_broker_up"
 
-FAMILIES = (REPLIES, REPLY_LATENCY, BOUNDARY_FIRES, CRISIS_REFERRALS, DEAD_LETTERS, MODEL_CALLS, MODEL_TOKENS,
-            MODEL_CACHE_HITS, MODEL_COST, NOTIFICATIONS, JOB_USERS, REGRESSION_FIRES, REGRESSION_LINES,
+FAMILIES = (REPLIES, REPLY_LATENCY, BOUNDARY_FIRES, CRISIS_REFERRALS, GUARD_ROUTES, DEAD_LETTERS, MODEL_CALLS,
+            MODEL_TOKENS, MODEL_CACHE_HITS, MODEL_COST, NOTIFICATIONS, JOB_USERS, REGRESSION_FIRES, REGRESSION_LINES,
             REGRESSION_LAST)  # fmt: skip
 
 
@@ -261,6 +278,7 @@ def boundary_fire(direction: str, verdict: Any) -> None:
     """One boundary log entry (``ella.guard`` ``Verdict``); a crisis referral is counted too."""
     where = _one_of(direction, DIRECTIONS)
     BOUNDARY_FIRES.labels(where, _one_of(verdict.category, REPLY_CATEGORIES)).inc()
+    GUARD_ROUTES.labels(where, _one_of(verdict.route, GUARD_ROUTE_NAMES), stage_of(str(verdict.matched))).inc()
     if str(verdict.route) == "crisis_referral":
         CRISIS_REFERRALS.labels(where).inc()
 

@@ -87,7 +87,9 @@ class Settings(BaseSettings):
         None, ge=0, le=1, description="share of embedding cosine (vs BM25) in relevance; default per embedder"
     )
     embedder: str = Field(
-        "hashing", description="hashing (default, no model) or semantic (the [semantic] extra: all-MiniLM-L6-v2)"
+        "multilingual",
+        description="multilingual (default: Universal Sentence Encoder multilingual v3, in the wheel), hashing (no "
+        "model: tests) or semantic (the [semantic] extra: all-MiniLM-L6-v2, English only)",
     )
     memory_cache_rows: int = Field(
         300_000, ge=0, description="Memories the per-process retrieval cache holds over all users (LRU); 0: off."
@@ -249,9 +251,10 @@ class Settings(BaseSettings):
     )
     guard_enabled: bool = Field(True, description="Classify every inbound message and outbound reply.")
     guard_semantic: bool = Field(
-        False,
-        description="Inbound, after the rules and the n-gram model: a sentence-model head (the [semantic] extra; "
-        "milliseconds per message). Absent, and logged once, without the extra.",
+        True,
+        description="The guard's learned stage over the message's multilingual sentence vector, after the rules and "
+        "the n-gram model (ella.guard.semantic): sure verdicts take the hand-written route, a suspected crisis a "
+        "check-in. Off: rules and n-gram model only.",
     )
     boundary_log_text: bool = Field(False, description="Keep the message text in the boundary log.")
     crisis_resources: dict[str, str] = Field(

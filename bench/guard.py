@@ -1,22 +1,22 @@
 """Boundary guard: latency at 500 characters, and recall/false positives against the seed's regex baseline.
 
-- latency: ``classify`` (normalisation included) on 500-character messages built by padding every line of
-  the boundary corpus (ella/guard/data/boundary_corpus.jsonl) with benign filler; warm-up, then at least 20,000
-  calls; p50/p99/mean in µs;
+- latency: ``classify`` on 500-character messages built by padding every line of the boundary corpus
+  (ella/guard/data/boundary_corpus.jsonl) with benign filler: the whole cascade with the sentence encoder (each
+  call a message it has not seen), without the encoder, and the rules alone; p50/p99 wall and CPU time; and what
+  the encoder and the learned head take to load (seconds, resident MB);
 - quality: ``evaluate`` on the corpus, on the held-out file (written before the patterns were tuned, in a
   different style) and on the two blind files (tests/data/boundary_blind.jsonl and boundary_blind2.jsonl: written
   by someone who had not seen the guard, never trained on; guard-1.3.0's rules were written after reading their
   misses, so from then on they are regression figures, not blind ones), for the guard and for the seed's
   ``_PATTERNS`` + ``classify`` copied verbatim below
-  (/work/shared/seeds/001_fbbc02251c0217b2.txt, section 4, routing/boundary.py).
-- everyday chat: the share of LoCoMo's conversation turns (../shared/data/locomo-dev, evaluation data only, never
-  trained on) that the guard flags at all: ordinary messages between friends, where any flag is a false alarm.
+  (/work/shared/seeds/001_fbbc02251c0217b2.txt, section 4, routing/boundary.py);
+- issue 25's and issue 33's material (tests/data/GUARD_BLIND_README.md, SEALED3_README.md, the wave3 training
+  files), each file per language, with and without the encoder, and per route (hand-written, check-in);
+- everyday chat: LoCoMo's conversation turns (../shared/data/locomo-dev, evaluation data only, never trained on)
+  read alone: the share given a hand-written route and the share given a check-in; and read in context.
 No Redis, no database. The last line is JSON with the numbers.
 
-    python bench/guard.py [--calls 20000] [--semantic [--semantic-calls 1000]]
-
-``--semantic`` adds the sentence-model stage (``classify(semantic=True)``, the [semantic] extra): its latency on the
-same 500-character messages, and recall, false positives and everyday false alarms with it, under "semantic".
+    python bench/guard.py [--calls 20000] [--encoder-calls 2000]
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import statistics
 import sys
 import time
 from enum import Enum
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
@@ -96,18 +97,23 @@ def pad(text: str, size: int = 500) -> str:
     return text[:size]
 
 
-def latency(messages: list[str], calls: int, learned: bool = True) -> dict[str, float]:
-    """``learned=False``: the rules alone (what judges Ella's own words); True: the cascade an inbound message
-    gets, the learned stage and the language reading included."""
-    for m in messages * 3:  # warm-up
-        classify(m, learned=learned)
+def latency(messages: list[str], calls: int, learned: bool = True, semantic: bool = True) -> dict[str, float]:
+    """``learned=False``: the rules alone (what judges stored text); ``semantic=False``: the rules and the n-gram
+    model without the sentence encoder; both True: the cascade an inbound message gets, the encoder's pass, the
+    learned stage and the language reading included. With the encoder every call is a message it has not seen
+    (a number is added), so its per-process cache of recent messages does not hide its cost."""
+    unique = learned and semantic
+    for i, m in enumerate(messages * 3 if not unique else messages[:50]):  # warm-up
+        classify(f"{m} #{i}" if unique else m, learned=learned, semantic=semantic)
     times: list[float] = []
     cpu: list[float] = []  # the thread's own CPU time: what a busy host's scheduling adds to wall time is not in it
     perf, thread = time.perf_counter, time.thread_time
     for i in range(calls):
         m = messages[i % len(messages)]
+        if unique:
+            m = f"{m[:490]} n{i}"
         t0, c0 = perf(), thread()
-        classify(m, learned=learned)
+        classify(m, learned=learned, semantic=semantic)
         cpu.append(thread() - c0)
         times.append(perf() - t0)
     times.sort()
@@ -142,6 +148,17 @@ NEW_MATERIAL_STATUS = {  # docs/guard-generalization.md has each file's figure b
     "blind_multilingual": "tuned: its misses were read for guard-1.4.0's multilingual themes",
     "sealed_multilingual": "sealed: never read by a change",
     "conversations": "tuned: its misses were read for guard-1.4.0's conversation rules",
+}
+NEW_MATERIAL_STATUS["sealed3"] = "sealed: never read by a change (tests/data/SEALED3_README.md)"
+# Issue 33's material: each file scored once by guard-1.4.0 before anything learned from it
+# (docs/guard-scores/*.before.txt); the wave3 files are training rows since, the sealed3 file never.
+WAVE3 = Path(__file__).resolve().parents[1] / "ella" / "guard" / "data" / "training"
+PER_ROUTE = {
+    **{
+        f"wave3_{lang}": (WAVE3 / f"wave3_{lang}.jsonl", "trained on: the learned stage's training rows since")
+        for lang in ("en", "de", "es", "fr", "it")
+    },  # fmt: skip
+    "sealed3": (DATA / "guard_sealed3.jsonl", NEW_MATERIAL_STATUS["sealed3"]),
 }
 NEW_MATERIAL = {
     "blind3_en": ("guard_blind3_en.jsonl", NEW_MATERIAL_STATUS["blind3_en"]),
@@ -238,69 +255,55 @@ def everyday_turns() -> list[str]:
     return utterances(load(LOCOMO)) if LOCOMO.is_file() else []
 
 
-def semantic_figures(messages: list[str], calls: int, turns: list[str]) -> dict[str, object]:
-    """The cascade with the sentence-model stage: latency per 500-character message (the embedder loaded and
-    warmed first; its load time reported apart), recall on the held-out and blind files, everyday alarms."""
-    from functools import partial
+def per_route() -> dict[str, object]:
+    """Issue 33's files per language and route: a risk label's share routed to its hand-written reply, and (crisis)
+    to a check-in; an ordinary line's share given a hand-written route or a check-in (``bench/guard_material.py``)."""
+    from bench.guard_material import score
 
+    return {name: {"status": status, **score(path)} for name, (path, status) in PER_ROUTE.items() if path.is_file()}
+
+
+def encoder_load() -> dict[str, float]:
+    """Seconds and resident memory the sentence encoder and the learned head take to load (before anything else
+    in this process touches them)."""
+    from ella import sentence
     from ella.guard import semantic
 
-    t0 = time.perf_counter()
-    loaded = semantic.stage()
-    load_s = time.perf_counter() - t0
-    if loaded is None:
-        return {"absent": True}
-    with_stage = partial(classify, semantic=True)
-    perf = time.perf_counter
-    for m in messages[:20]:  # warm-up
-        with_stage(m)
-    times = []
-    for i in range(calls):
-        t0 = perf()
-        with_stage(messages[i % len(messages)])
-        times.append(perf() - t0)
-    times.sort()
-    out: dict[str, object] = {
-        "load_s": round(load_s, 2),
-        "p50_ms_500": round(times[len(times) // 2] * 1e3, 2),
-        "p99_ms_500": round(times[int(len(times) * 0.99)] * 1e3, 2),
-        "calls": calls,
+    def rss_mb() -> float:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    before, t0, c0 = rss_mb(), time.perf_counter(), time.process_time()
+    semantic.head()
+    sentence.encoder()
+    return {
+        "encoder_load_s": round(time.perf_counter() - t0, 2),
+        "encoder_load_cpu_s": round(time.process_time() - c0, 2),
+        "encoder_rss_mb": round(rss_mb() - before, 1),
     }
-    files = {"holdout": "boundary_holdout.jsonl", "blind": "boundary_blind.jsonl", "blind2": "boundary_blind2.jsonl"}
-    for name, file in files.items():
-        if (DATA / file).is_file():
-            report = evaluate(load(DATA / file), with_stage)
-            out[f"{name}_recall"] = {k: round(v, 3) for k, v in report["recall"].items()}
-            out[f"{name}_false_positive_rate"] = round(report["false_positive_rate"], 4)
-            out[f"{name}_crisis_recall_by_kind"] = {k: round(v, 3) for k, v in crisis_by_kind(report).items()}
-            out[f"{name}_semantic_hits"] = sum(
-                1 for r in load(DATA / file) if with_stage(r["text"]).matched.startswith("semantic.")
-            )
-    if turns:
-        flagged = sum(1 for t in turns if with_stage(t).category != "ok")
-        out["everyday_false_alarm_rate"] = round(flagged / len(turns), 4)
-    out["generalization"] = generalization(with_stage, semantic=True)
-    print(f"== with the semantic stage: {json.dumps(out)}")
-    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=20_000)
-    parser.add_argument("--semantic", action="store_true", help="also measure the sentence-model stage")
-    parser.add_argument("--semantic-calls", type=int, default=1000)
+    parser.add_argument("--calls", type=int, default=20_000, help="calls without the encoder")
+    parser.add_argument("--encoder-calls", type=int, default=2_000, help="calls of the whole cascade")
     args = parser.parse_args()
+    loaded = encoder_load()
+    print(f"encoder and head: loaded in {loaded['encoder_load_s']} s ({loaded['encoder_load_cpu_s']} s CPU), "
+          f"+{loaded['encoder_rss_mb']} MB resident")  # fmt: skip
 
     corpus, holdout = load(BOUNDARY_CORPUS), load(DATA / "boundary_holdout.jsonl")
     blind, blind2 = load(DATA / "boundary_blind.jsonl"), load(DATA / "boundary_blind2.jsonl")
     messages = [pad(r["text"]) for r in corpus]
-    lat = latency(messages, max(args.calls, 20_000))
-    rules = latency(messages, max(args.calls, 20_000), learned=False)
-    print(f"{DETECTOR_VERSION}: {len(messages)} messages padded to 500 chars, {max(args.calls, 20_000)} calls")
-    print(f"  latency  p50 {lat['p50_us']:.0f} µs   p99 {lat['p99_us']:.0f} µs   mean {lat['mean_us']:.0f} µs"
+    whole = latency(messages, args.encoder_calls)
+    lat = latency(messages, args.calls, semantic=False)
+    rules = latency(messages, args.calls, learned=False)
+    print(f"{DETECTOR_VERSION}: {len(messages)} messages padded to 500 chars; {args.encoder_calls} calls of the "
+          f"whole cascade, {args.calls} without the encoder")  # fmt: skip
+    print(f"  with the encoder   p50 {whole['p50_us'] / 1e3:.2f} ms   p99 {whole['p99_us'] / 1e3:.2f} ms"
+          f"   cpu p50 {whole['cpu_p50_us'] / 1e3:.2f} ms  p99 {whole['cpu_p99_us'] / 1e3:.2f} ms")  # fmt: skip
+    print(f"  without it         p50 {lat['p50_us']:.0f} µs   p99 {lat['p99_us']:.0f} µs   mean {lat['mean_us']:.0f} µs"
           f"   (rules alone: p50 {rules['p50_us']:.0f} µs  p99 {rules['p99_us']:.0f} µs)")  # fmt: skip
-    print(f"  cpu time p50 {lat['cpu_p50_us']:.0f} µs   p99 {lat['cpu_p99_us']:.0f} µs"
-          f"   (rules alone: p50 {rules['cpu_p50_us']:.0f} µs  p99 {rules['cpu_p99_us']:.0f} µs)")  # fmt: skip
 
     figures: dict[str, dict] = {}
     for name, rows in (("corpus", corpus), ("holdout", holdout), ("blind", blind), ("blind2", blind2)):
@@ -317,13 +320,24 @@ def main() -> None:
             print(f"    FP    [{fp['kind']}] -> {fp['got']} ({fp.get('matched', '')})")
 
     turns = everyday_turns()
-    flagged = [t for t in turns if classify(t).category != "ok"]
+    verdicts = [classify(t) for t in turns]
+    flagged = [v for v in verdicts if v.category != "ok"]
+    handwritten = sum(1 for v in verdicts if v.route not in ("generate", "check_in"))
+    checkins = sum(1 for v in verdicts if v.route == "check_in")
     everyday = len(flagged) / len(turns) if turns else None
-    print(f"== everyday chat (LoCoMo, {len(turns)} turns): {len(flagged)} flagged")
+    print(f"== everyday chat (LoCoMo dev, {len(turns)} turns read alone): {handwritten} hand-written routes, "
+          f"{checkins} check-ins, {len(flagged)} flagged")  # fmt: skip
     ours, seed = figures["corpus"]["ours"], figures["corpus"]["seed"]
     seed_crisis = seed["recall"]["emotional_crisis"]
     result = {
         "detector": DETECTOR_VERSION,
+        **loaded,
+        "with_encoder_p50_ms_500": round(whole["p50_us"] / 1e3, 2),
+        "with_encoder_p99_ms_500": round(whole["p99_us"] / 1e3, 2),
+        "with_encoder_cpu_p50_ms_500": round(whole["cpu_p50_us"] / 1e3, 2),
+        "with_encoder_cpu_p99_ms_500": round(whole["cpu_p99_us"] / 1e3, 2),
+        "everyday_handwritten_rate": round(handwritten / len(turns), 4) if turns else None,
+        "everyday_checkin_rate": round(checkins / len(turns), 4) if turns else None,
         "p99_us_500": round(lat["p99_us"], 1),
         "p50_us_500": round(lat["p50_us"], 1),
         "mean_us_500": round(lat["mean_us"], 1),
@@ -363,11 +377,13 @@ def main() -> None:
     result["everyday_unreadable_rate"] = (
         round(sum(1 for t in turns if classify(t).unreadable) / len(turns), 4) if turns else None
     )
-    result["generalization"] = generalization(classify)
+    result["generalization"] = generalization(classify, semantic=True)
+    result["generalization_without_encoder"] = generalization(partial(classify, semantic=False))
     for name, entry in result["generalization"].items():  # type: ignore[union-attr]
         print(f"== {name}: {json.dumps(entry)}")
-    if args.semantic:
-        result["semantic"] = semantic_figures(messages, args.semantic_calls, turns)
+    result["per_route"] = per_route()
+    for name, entry in result["per_route"].items():  # type: ignore[union-attr]
+        print(f"== {name} per language and route: {json.dumps(entry)}")
     print(json.dumps(result))
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -99,7 +99,7 @@ class ReplyPolicy:
     guard_enabled: bool = True
     crisis_resources: Mapping[str, str] = field(default_factory=dict)
     weights: RetrievalWeights = DEFAULT_WEIGHTS
-    guard_semantic: bool = False  # the guard's sentence-model stage for inbound messages (ELLA_GUARD_SEMANTIC)
+    guard_semantic: bool = True  # the guard's learned stage over the sentence vector (ELLA_GUARD_SEMANTIC)
 
 
 @dataclass(frozen=True)
@@ -162,22 +162,66 @@ def check_inbound(
     reads (the offline engine): a message in another language then gets ``UNREADABLE_REPLY`` (a fallback, so
     nothing of the turn is a memory); otherwise the model reads it and its own reading decides (``check_reading``).
     """
+    return read_inbound(payload, policy, locale, earlier, model_reads_any_language=model_reads_any_language)[0]
+
+
+def suspected(verdict: Verdict | None) -> bool:
+    """The learned stage suspects a crisis but is not sure (``ella.guard.semantic``): a check-in, not a referral."""
+    return (
+        verdict is not None
+        and verdict.category is Category.EMOTIONAL_CRISIS
+        and verdict.route is Route.CHECK_IN
+        and verdict.matched.startswith("semantic.suspect.")
+    )
+
+
+# What the reply call reads when the guard's learned stage suspects a crisis it is not sure of: beside the model's
+# own reading of risk (``check_reading`` acts on that), never instead of it.
+SUSPICION_HINT = (
+    "A note from Ella's safety check (not shown to $name): this message may hint at thoughts of self-harm or of not "
+    "wanting to live, though nothing is said outright. Read it with that in mind. If you are unsure, check in "
+    "warmly and ask whether $name is safe right now, in the language of the message."
+)
+
+
+def read_inbound(
+    payload: IngestPayload,
+    policy: ReplyPolicy,
+    locale: Callable[[], str],
+    earlier: Callable[[], Sequence[tuple[str, str]]] | Sequence[tuple[str, str]] = (),
+    *,
+    model_reads_any_language: bool = True,
+) -> tuple[ReplyOutcome | None, Verdict | None]:
+    """``check_inbound``'s answer and the inbound verdict behind it (None with the guard off).
+
+    A suspected crisis is graded by the model that answers: the offline engine, which reads no risk of its own,
+    sends the hand-written check-in in the user's language; a model that reads the message generates, with the
+    suspicion as a hint (``SUSPICION_HINT``), and its own reading of risk can still turn the reply into a referral
+    (``check_reading``)."""
     if not policy.guard_enabled:
-        return None
+        return None, None
     inbound = classify_in_conversation(payload.text, earlier, semantic=policy.guard_semantic)
+    if suspected(inbound) and model_reads_any_language:
+        log.info("guard: a suspected crisis (score %s); the reply call reads it with the hint", inbound.score)
+        return None, inbound
+    if inbound.matched == "semantic.unreadable" and not model_reads_any_language:
+        log.info("guard: a message the encoder cannot read; the offline engine sends the safe fallback")
+        text = safe_fallback(inbound.language or None)
+        return ReplyOutcome(OutgoingReply(text=text, route="fallback", category="unreadable")), inbound
     if inbound.unreadable and not model_reads_any_language:
         log.info("guard: a message in a language it cannot read (%s); the unreadable fallback was sent",
                  inbound.language)  # fmt: skip
-        return ReplyOutcome(OutgoingReply(text=UNREADABLE_REPLY, route="fallback", category="unreadable"))
+        return ReplyOutcome(OutgoingReply(text=UNREADABLE_REPLY, route="fallback", category="unreadable")), inbound
     if inbound.route == Route.GENERATE:
-        return None
+        return None, inbound
     resources = {**DEFAULT_CRISIS_RESOURCES, **policy.crisis_resources}
     # the words in the message's own language as the guard read it, else the locale's (replies.canned_reply)
     where = locale()
     words = inbound.language or where
     text = canned_reply(inbound.route, inbound.category, payload.message_id, where, resources, language=words)
     category = "check_in" if inbound.route == Route.CHECK_IN else str(inbound.category)
-    return ReplyOutcome(OutgoingReply(text=text, route="canned", category=category), fires=[("inbound", inbound)])
+    outcome = ReplyOutcome(OutgoingReply(text=text, route="canned", category=category), fires=[("inbound", inbound)])
+    return outcome, inbound
 
 
 def check_reading(
@@ -207,7 +251,7 @@ def check_outbound(outcome: ReplyOutcome, policy: ReplyPolicy, answering: str = 
     message it was ``answering`` (English when that is not one the fallback has words in)."""
     if not policy.guard_enabled or outcome.reply.route != "generated":
         return outcome
-    outbound = classify(outcome.reply.text, learned=False)  # the rules judge Ella's own words
+    outbound = classify(outcome.reply.text, outbound=True)  # Ella's own words
     if outbound.category == Category.OK:
         return outcome
     log.warning("outbound drift: the generated reply fired %s (%s); the safe fallback was sent",
@@ -250,8 +294,10 @@ def generate_reply(
     *,
     weights: RetrievalWeights,
     final_attempt: bool,
+    suspicion: bool = False,
 ) -> ReplyOutcome:
-    """Ella's reply through the model port; the fallback text when the model fails for good.
+    """Ella's reply through the model port; the fallback text when the model fails for good. ``suspicion``: the
+    guard's learned stage suspects a crisis; the reply call reads ``SUSPICION_HINT`` beside the message.
 
     A transient model error propagates (the task retries) unless this is the last attempt.
     """
@@ -277,6 +323,8 @@ def generate_reply(
         "today": context.facts.today if context.facts else now.strftime("%Y-%m-%d (%A)"),
         "known": context.facts.known if context.facts else [],
     }
+    if suspicion:
+        variables["guard_hint"] = SUSPICION_HINT.replace("$name", payload.user_id)
     shown = context.facts.ids if context.facts else []
     seen = {
         "memories": memory_ids,
@@ -349,7 +397,7 @@ def respond(
     answered from what she holds: read by rule first, at no call; on a model's path the reply call's own reading
     catches what the rules missed, and its generated reply gives way to the answer."""
     reads_any = bool(getattr(port.provider, "reads_any_language", False))
-    canned = check_inbound(payload, policy, locale, load_earlier, model_reads_any_language=reads_any)
+    canned, inbound = read_inbound(payload, policy, locale, load_earlier, model_reads_any_language=reads_any)
     if canned is not None:
         return canned
     # The offline engine (it reads only English, and no prose) reads a request in the five languages by meaning
@@ -363,7 +411,12 @@ def respond(
             return answered
     # A provider that reads no context (a test double) skips the loading; the offline engine reads it.
     context = load_context() if port.provider.reads_context else ReplyContext()
-    outcome = generate_reply(port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt)
+    hint = suspected(inbound)
+    outcome = generate_reply(
+        port, embedder, payload, context, now, weights=policy.weights, final_attempt=final_attempt, suspicion=hint
+    )
+    if hint and inbound is not None:  # the suspicion is logged with its score, whatever the reply became
+        outcome = replace(outcome, fires=[("inbound", inbound), *outcome.fires])
     outcome = check_outbound(check_reading(outcome, payload, policy, locale), policy, payload.text)
     read = from_reading(*outcome.memory_reading) if outcome.reply.route == "generated" else None
     if read is not None and load_view is not None:
@@ -419,6 +472,8 @@ __all__ = [
     "ReplyContext",
     "ReplyPolicy",
     "check_inbound",
+    "read_inbound",
+    "suspected",
     "check_reading",
     "check_outbound",
     "respond",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, Text, func, select
+from sqlalchemy import Float, ForeignKey, Index, String, Text, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.guard import DETECTOR_VERSION, Verdict
@@ -31,6 +31,7 @@ class BoundaryEvent(Base):
     rule: Mapped[str] = mapped_column(String(120), default="", comment="the rule that fired, never user text")
     message_id: Mapped[str | None] = mapped_column(String(200))
     text: Mapped[str | None] = mapped_column(Text, comment="only when ELLA_BOUNDARY_LOG_TEXT is on")
+    score: Mapped[float | None] = mapped_column(Float, comment="the learned stage's probability; NULL for a rule")
 
 
 class CrisisReferral(Base):
@@ -56,6 +57,7 @@ def log_fire(
     message_id: str | None,
     text: str | None,
     at: datetime | None = None,
+    score: float | None = None,
 ) -> None:
     """One boundary fire; a crisis referral is also counted anonymously (no user, no text)."""
     at = at or utcnow()
@@ -71,6 +73,7 @@ def log_fire(
             rule=rule[:120],
             message_id=message_id,
             text=text,
+            score=score,
         )  # fmt: skip
     )
     if route == "crisis_referral":
@@ -110,4 +113,5 @@ def log_verdict(
         rule=verdict.matched,
         message_id=message_id,
         text=text,
+        score=verdict.score,
     )

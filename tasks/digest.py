@@ -123,7 +123,7 @@ def apply_digest(session: Session, item: ModelBatchItem, result: ModelResult[Dig
             "digest %s: nothing stored (%s)", item.custom_id, reading.discarded,
         )  # fmt: skip
         return
-    verdict = classify(reading.text, learned=False)
+    verdict = classify(reading.text, outbound=True)
     candidate = replace(digest.candidate(item.user_id, reading, ctx, verdict, now), made_by=result.provenance)
     made = add_candidate(session, candidate, now)
     if made is not None and candidate.status == Status.SKIPPED:

@@ -98,7 +98,7 @@ def followups_for_user(user_id: str, facts: list[tuple[WorldFact, str]], now: da
             counts["failsafe"] += 1
             continue
         body = result.value.text.strip()
-        verdict = classify(body, learned=False)
+        verdict = classify(body, outbound=True)
         candidate = replace(followups.followup_candidate(fact, body, entries, verdict, now), made_by=result.provenance)
         counts[store(candidate, verdict, now)] += 1
     return counts
@@ -153,7 +153,7 @@ def make_generic_checkins(self: ReliableTask, after: str = "", at: str = "") -> 
         if not generic.due(state, now, quiet_for):
             continue
         body = generic.pick_line(state.user_id, now)
-        verdict = classify(body, learned=False)
+        verdict = classify(body, outbound=True)
         totals[store(generic.checkin(state.user_id, body, verdict, now, fresh_for), verdict, now)] += 1
     if len(page) == settings.notification_page:
         make_generic_checkins.apply_async(

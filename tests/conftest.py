@@ -37,6 +37,10 @@ os.environ.update(
         "ELLA_INBOX_RESEND_GRACE_S": "2",
         "ELLA_INBOX_SWEEP_INTERVAL_S": "2",
         "ELLA_LOG_JSON": "true",
+        # Memory retrieval on the hashing embedder unless a test names the encoder (ELLA_EMBEDDER=multilingual):
+        # the ranking tests were written against its exact, model-free scores. The guard's learned stage and the
+        # readers still read the multilingual encoder's vectors (ella.sentence), as in production.
+        "ELLA_EMBEDDER": os.environ.get("ELLA_TEST_EMBEDDER", "hashing"),
     }
 )
 

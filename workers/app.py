@@ -183,9 +183,12 @@ def _warn_deprecated_models(**_: Any) -> None:
 
 @signals.worker_init.connect
 def _warm_the_guard(**_: Any) -> None:
-    """The guard loaded in the main process, before the pool forks (``ella.guard.classifier.prepare``)."""
+    """The guard loaded in the main process, before the pool forks (``ella.guard.classifier.prepare``), with the
+    sentence encoder it shares with memory (one copy of its weights for every child)."""
+    from adapters.embedding_cache import share_with_the_guard
     from ella.guard.classifier import prepare
 
+    share_with_the_guard()
     prepare()
 
 

@@ -48,14 +48,15 @@ def compiled_rules() -> CompiledRules:
 
 
 def prepare() -> None:
-    """Load now everything ``classify`` would load on first use: the compiled rules, the language identifier and
-    the learned model. A worker calls it before its pool forks, so each child inherits them instead of paying 2-5 s
-    of CPU (and its own copy) in its first task."""
+    """Load now everything ``classify`` would load on first use: the compiled rules, the language identifier, the
+    n-gram model, the learned stage's head and the sentence encoder. A worker calls it before its pool forks, so
+    each child inherits them instead of paying 2-5 s of CPU (and its own copy) in its first task."""
     from ella.guard.language import warm_up
 
     compiled_rules()
     warm_up()
     load_model()
+    semantic_stage.prepare()
 
 
 def __getattr__(name: str) -> Any:
@@ -70,12 +71,27 @@ _WINDOW = 4000  # characters classified at once: the cost of one window is bound
 _OVERLAP = 300  # a phrase cut by a window's edge is whole in the next one
 
 
-def classify(text: str, *, learned: bool = True, semantic: bool = False, language: bool = True) -> Verdict:
-    """The boundary verdict for one inbound message (or, with ``learned=False``, a candidate reply).
+# Ella's own replies: the learned stage judges only whether they turned romantic or physical (a reply that meets a
+# crisis with care reads like one, and a reply is never manipulation of Ella), and only when it is sure.
+OUTBOUND_SET_ASIDE = frozenset({Category.EMOTIONAL_CRISIS, Category.MANIPULATION})
 
-    ``learned``: let the learned second opinion speak when the rules are silent. It was trained on what users
-    write, so Ella's own replies are judged by the rules alone. ``semantic``: after both, the sentence-model
-    head (``ella.guard.semantic``, ``ELLA_GUARD_SEMANTIC``) under the same constraints; off, nothing of it loads.
+
+def classify(
+    text: str,
+    *,
+    learned: bool = True,
+    semantic: bool = True,
+    language: bool = True,
+    outbound: bool = False,
+) -> Verdict:
+    """The boundary verdict for one inbound message (``outbound=True``: one of Ella's texts; ``learned=False``: the
+    rules alone, for stored text judged as written).
+
+    ``learned``: let the n-gram model speak when the rules are silent (trained on what users write, so Ella's own
+    replies never meet it). ``semantic``: after both, the learned stage over the message's sentence vector
+    (``ella.guard.semantic``), graded into sure verdicts and crisis check-ins; off, nothing of it loads.
+    ``outbound``: the text is Ella's own reply: the rules, then the learned stage for romance and physical
+    escalation only and only when sure (``OUTBOUND_SET_ASIDE``).
     ``language``: read the message's language (``with_language``); the conversation's reading of earlier turns and
     of the turns joined needs only their category, not another pass of the identifier.
 
@@ -85,12 +101,15 @@ def classify(text: str, *, learned: bool = True, semantic: bool = False, languag
     """
     if not text or not text.strip():
         return _OK
+    learned = learned and not outbound
     if len(text) <= _WINDOW:
-        verdict = _classify_window(text, learned, semantic)
+        verdict = _classify_window(text, learned, semantic, outbound)
     else:
         step = _WINDOW - _OVERLAP
         windows = range(0, len(text) - _OVERLAP, step)
-        verdict = min((_classify_window(text[i : i + _WINDOW], learned, semantic) for i in windows), key=_gravity)
+        verdict = min(
+            (_classify_window(text[i : i + _WINDOW], learned, semantic, outbound) for i in windows), key=_gravity
+        )
     return with_language(verdict, text) if learned and language else verdict
 
 
@@ -109,6 +128,11 @@ def _gravity(verdict: Verdict) -> tuple[int, int]:
     return rank, -int(verdict.severity)
 
 
+def sure(verdict: Verdict) -> bool:
+    """Whether the verdict takes a hand-written route other than a check-in (a rule's, or the stage sure)."""
+    return verdict.route not in (Route.GENERATE, Route.CHECK_IN)
+
+
 def _second_opinion(normalised: str, set_aside: set[Category]) -> Verdict:
     """The learned model's verdict when the rules found nothing. It never overrides a rule, a negation, or a
     category whose rules matched and judged the match ordinary (an idiom, a third person, reported speech)."""
@@ -120,7 +144,7 @@ def _second_opinion(normalised: str, set_aside: set[Category]) -> Verdict:
     return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], matched=f"model.{category.value}")
 
 
-def _classify_window(text: str, learned: bool, semantic: bool = False) -> Verdict:
+def _classify_window(text: str, learned: bool, semantic: bool = False, outbound: bool = False) -> Verdict:
     compiled = compiled_rules()
     variants = [(v, compiled.index.present(squeeze(v))) for v in normalise_variants(text)]
     negated_crisis: Hit | None = None
@@ -145,9 +169,11 @@ def _classify_window(text: str, learned: bool, semantic: bool = False) -> Verdic
             )
     if negated_crisis is not None:
         return Verdict(Category.OK, Severity.LOW, Route.CHECK_IN, matched=negated_crisis.rule.id, negated=True)
+    if outbound:
+        return semantic_stage.opinion(text, set_aside | OUTBOUND_SET_ASIDE, suspicion=False) if semantic else _OK
     if not learned:
         return _OK
     opinion = _second_opinion(variants[0][0], set_aside)
     if semantic and opinion.category is Category.OK:
-        return semantic_stage.opinion(variants[0][0], set_aside)
+        return semantic_stage.opinion(text, set_aside)
     return opinion

@@ -150,7 +150,7 @@ def classify_in_conversation(
     text: str,
     earlier: Sequence[tuple[str, str]] | Callable[[], Sequence[tuple[str, str]]],
     *,
-    semantic: bool = False,
+    semantic: bool = True,
 ) -> Verdict:
     """The inbound verdict for ``text`` given the turns before it (``(role, text)``, oldest first; or a callable
     that loads them, called only when the message alone is ``ok``)."""
@@ -173,8 +173,10 @@ def classify_in_conversation(
             return answered
     if not before:
         return verdict
-    together = classify(". ".join([*before, text]), semantic=semantic, language=False)
-    alone = [classify(t, language=False) for t in before]
+    # the turns joined, and each earlier one, are read by the rules and the n-gram model as before: the learned
+    # stage read each of them when it came in, and a joined text is not a message anyone wrote
+    together = classify(". ".join([*before, text]), semantic=False, language=False)
+    alone = [classify(t, semantic=False, language=False) for t in before]
     if not any(v.category is Category.EMOTIONAL_CRISIS for v in alone):
         # a rule that fires only on the messages together; or the model sure of them, ending on a short line
         # ("you'll see", "just after"): long, warm turns between friends and a cheerful goodbye are not read so

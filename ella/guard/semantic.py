@@ -1,19 +1,23 @@
-"""A semantic second opinion: a small linear head over all-MiniLM-L6-v2 sentence embeddings.
+"""The guard's learned stage: a small head over the message's multilingual sentence vector (``ella.sentence``).
 
-Why: the rules and the word n-gram model see words; an indirect plan ("I bought rope today and I know what it's
-for"), a goodbye or a request that names nothing explicit shares few words with what they were trained on, but
-lands near it in a sentence model's space. The head is a logistic regression over the 384-d embedding, trained by
-``data/train_semantic.py`` on the guard's training files (never on ``tests/data``), with thresholds from
-out-of-fold predictions on ordinary messages and raised until everyday chat (LoCoMo turns) stays under 0.5%
-flagged. It costs one forward pass of the sentence model (milliseconds, not microseconds), so it is opt-in
-(``ELLA_GUARD_SEMANTIC``) and inbound only.
+Why: the rules and the n-gram model see words. Indirect language ("i sorted out who gets my things"), a persona
+swap in everyday words, or a crisis in German phrased the way no rule was written for, shares few words with
+anything the rules know, but lands near it in a multilingual sentence encoder's space (Universal Sentence Encoder
+multilingual v3: English, German, Spanish, French and Italian in one space). The head reads the same vector the
+memory node stores, so the stage costs no encoder pass of its own (2-4 ms a message when it is the first reader).
 
-It speaks only where the learned n-gram model does (``classifier._second_opinion``): when the rules and that model
-are silent, never over a rule, a negation, or a category whose rules matched and judged the match ordinary.
+It speaks only where the rules and the n-gram model are silent, never over a rule, a negation, or a category whose
+rules matched and judged the match ordinary (an idiom, a third person, reported speech).
 
-The stage is absent, never an error, when the ``[semantic]`` extra is not installed (logged once), and refused
-(absent, logged) when the head was trained on another embedder's vectors: a head only means something in the space
-it was fitted in. Nothing is loaded until a caller asks for the stage.
+**Graded, so recall does not cost the everyday user.** Each class has a *sure* threshold: above it the verdict
+takes the category's hand-written route. Crisis also has a lower *suspect* threshold: between the two the verdict
+is a warm check-in in the user's language ("that sounds heavy; are you safe right now?", route ``check_in``,
+category ``emotional_crisis``), not a referral; the conversation stage then reads the answer. Both thresholds are
+chosen by ``data/train_semantic.py`` on out-of-fold predictions and on everyday chat, never on evaluation files.
+Every verdict carries the head's probability (``Verdict.score``) for the boundary log and the metrics.
+
+The head is a numpy forward pass (a linear layer, or one hidden ReLU layer when that measured better), fitted on
+one encoder's vectors: a head for another encoder is refused (absent, logged), never read in the wrong space.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -29,166 +33,194 @@ from typing import IO
 
 import numpy as np
 
-from ella.embeddings import Embedder, EmbedderUnavailable, SemanticEmbedder
-from ella.guard.types import ROUTE_FOR, Category, Severity, Verdict
+from ella import sentence
+from ella.guard.types import ROUTE_FOR, Category, Route, Severity, Verdict
 
 log = logging.getLogger(__name__)
 
 HEAD_FILE = "data/semantic_head.npz"
-PIECE_CHARS = 300  # a few sentences, like a training line: a longer window is embedded in pieces (max wins)
+PIECE_CHARS = 400  # a few sentences, like a training line: a longer text is read in pieces (the surest wins)
+MAX_PIECES = 48  # 16,000 characters at most (the ingest cap): the cost of a message stays bounded
 _OK = Verdict(Category.OK, Severity.NONE, ROUTE_FOR[Category.OK])
 _SENTENCE_END = re.compile(r"(?<=[.!?\n])\s+")
 
 
 class HeadMismatch(ValueError):
-    """The head was fitted on another embedder's vectors (or dimension) than the one it is asked to read."""
+    """The head was fitted on another encoder's vectors (or dimension) than the one it is asked to read."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the head found in a message: its class, its probability, and whether it is sure (else suspects)."""
+
+    category: str
+    probability: float
+    sure: bool
 
 
 @dataclass(frozen=True)
 class SemanticHead:
-    weights: np.ndarray  # (dim, n_classes)
-    bias: np.ndarray  # (n_classes,)
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]  # (weights (in, out), bias (out,)); ReLU between layers
     classes: tuple[str, ...]
-    thresholds: np.ndarray  # (n_classes,): the probability a class needs before the head speaks (ok: never)
-    model_id: str  # the embedder whose vectors the head was fitted on
+    thresholds: np.ndarray  # (n_classes,): the probability a class needs before the head is sure (ok: never)
+    suspect: np.ndarray  # (n_classes,): from here up to ``thresholds`` the head suspects (inf: never)
+    model_id: str  # the encoder whose vectors the head was fitted on
+
+    @property
+    def dim(self) -> int:
+        return int(self.layers[0][0].shape[0])
 
     def probabilities(self, vectors: np.ndarray) -> np.ndarray:
         """Softmax over classes for each row of ``vectors`` (shape ``(n, dim)``)."""
-        logits = np.atleast_2d(vectors) @ self.weights + self.bias
-        exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+        h = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
+        for i, (weights, bias) in enumerate(self.layers):
+            h = h @ weights + bias
+            if i < len(self.layers) - 1:
+                h = np.maximum(h, 0.0)
+        exp = np.exp(h - h.max(axis=1, keepdims=True))
         probabilities: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
         return probabilities
 
-    def opinion(self, vectors: np.ndarray) -> tuple[str, float] | None:
-        """The category the head is sure of in any row (never ``ok``), with its probability; else None.
-
-        A row speaks for its top class only, and only above that class's threshold; over several rows (the
-        pieces of one long message) the surest such row wins.
-        """
-        best: tuple[str, float] | None = None
+    def finding(self, vectors: np.ndarray) -> Finding | None:
+        """The gravest finding over the rows (the pieces of one message): a sure one beats a suspicion, then the
+        higher probability wins. A row speaks for its top class only; ``ok`` never speaks."""
+        best: Finding | None = None
         for row in self.probabilities(vectors):
             top = int(np.argmax(row))
-            if self.classes[top] == "ok" or row[top] < self.thresholds[top]:
+            name, p = self.classes[top], float(row[top])
+            if name == "ok" or p < self.suspect[top]:
                 continue
-            if best is None or row[top] > best[1]:
-                best = (self.classes[top], float(row[top]))
+            found = Finding(name, p, p >= self.thresholds[top])
+            if best is None or (found.sure, found.probability) > (best.sure, best.probability):
+                best = found
         return best
 
-    def check(self, embedder: Embedder) -> None:
-        """Refuse an embedder whose vectors this head was not fitted on."""
-        if embedder.model_id != self.model_id or embedder.dim != self.weights.shape[0]:
+    def check(self, model_id: str, dim: int) -> None:
+        """Refuse vectors of an encoder this head was not fitted on."""
+        if model_id != self.model_id or dim != self.dim:
             raise HeadMismatch(
-                f"the semantic head was fitted on {self.model_id} ({self.weights.shape[0]}-d vectors), "
-                f"not on {embedder.model_id} ({embedder.dim}-d); retrain it with ella/guard/data/train_semantic.py"
+                f"the semantic head was fitted on {self.model_id} ({self.dim}-d vectors), not on {model_id} "
+                f"({dim}-d); retrain it with ella/guard/data/train_semantic.py"
             )
 
 
 def read_head(source: Path | IO[bytes]) -> SemanticHead:
     with np.load(source, allow_pickle=False) as data:
+        count = int(data["layers"])
+        layers = tuple((data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)) for i in range(count))
         return SemanticHead(
-            weights=data["weights"].astype(np.float32),
-            bias=data["bias"].astype(np.float32),
+            layers=layers,
             classes=tuple(str(c) for c in data["classes"]),
             thresholds=data["thresholds"].astype(np.float32),
+            suspect=data["suspect"].astype(np.float32),
             model_id=str(data["model_id"]),
         )
 
 
-def _bundled_head() -> SemanticHead | None:
-    path = resources.files("ella.guard").joinpath(HEAD_FILE)
-    if not path.is_file():
-        return None
-    with path.open("rb") as handle:
-        return read_head(handle)
+def write_head(head: SemanticHead, target: Path | IO[bytes]) -> None:
+    arrays: dict[str, np.ndarray] = {
+        "layers": np.array(len(head.layers)),
+        "classes": np.array(head.classes),
+        "thresholds": head.thresholds.astype(np.float32),
+        "suspect": head.suspect.astype(np.float32),
+        "model_id": np.array(head.model_id),
+    }
+    for i, (weights, bias) in enumerate(head.layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = weights.astype(np.float32), bias.astype(np.float32)
+    np.savez_compressed(target, allow_pickle=False, **arrays)
 
 
-# --- the stage: embedder and head, loaded once per process on first use ------------------------------------------
+# --- the stage: the bundled head, loaded once per process on first use -------------------------------------------
 
-EmbedderFactory = Callable[[], Embedder]
-_make_embedder: EmbedderFactory = SemanticEmbedder  # replaced by ``use_embedder`` (a shared, cached one)
 _lock = threading.Lock()
-_stage: tuple[Embedder, SemanticHead] | None = None
+_head: SemanticHead | None = None
 _tried = False
 
 
-def use_embedder(factory: EmbedderFactory) -> None:
-    """Build the stage's embedder with ``factory`` (e.g. the process's cached semantic embedder, so the message
-    embedded for the guard is not embedded again for memory). Forgets a stage already loaded."""
-    global _make_embedder
-    with _lock:
-        _make_embedder = factory
-    reset()
-
-
 def reset() -> None:
-    """Forget the loaded stage (tests, or after ``use_embedder``); the next call loads it again."""
-    global _stage, _tried
+    """Forget the loaded head (tests); the next call loads it again."""
+    global _head, _tried
     with _lock:
-        _stage, _tried = None, False
+        _head, _tried = None, False
 
 
-def stage() -> tuple[Embedder, SemanticHead] | None:
-    """The embedder and head, loaded on the first call; None (logged once) when either cannot be used here."""
-    global _stage, _tried
+def head() -> SemanticHead | None:
+    """The bundled head, loaded on the first call; None (logged once) when it is missing or for another encoder."""
+    global _head, _tried
     if _tried:
-        return _stage
+        return _head
     with _lock:
         if not _tried:
-            _stage = _load()
+            _head = _load()
             _tried = True
-    return _stage
+    return _head
 
 
-def _load() -> tuple[Embedder, SemanticHead] | None:
-    head = _bundled_head()
-    if head is None:
-        log.warning("guard: no %s; the semantic stage is absent", HEAD_FILE)
+def _load() -> SemanticHead | None:
+    path = resources.files("ella.guard").joinpath(HEAD_FILE)
+    if not path.is_file():
+        log.warning("guard: no %s; the learned stage is absent", HEAD_FILE)
         return None
+    with path.open("rb") as handle:
+        loaded = read_head(handle)
     try:
-        embedder = _make_embedder()
-        head.check(embedder)
-    except EmbedderUnavailable as exc:
-        log.warning("guard: the semantic stage is absent (%s)", exc)
-        return None
+        loaded.check(sentence.MODEL_ID, sentence.DIM)
     except HeadMismatch as exc:
-        log.error("guard: the semantic stage is refused: %s", exc)
+        log.error("guard: the learned stage is refused: %s", exc)
         return None
-    return embedder, head
+    return loaded
+
+
+def prepare() -> None:
+    """Load the head and the encoder now (a worker does, before its pool forks)."""
+    if head() is not None:
+        sentence.encoder()
 
 
 def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
     """``text`` cut at sentence ends into pieces of at most about ``size`` characters (a sentence longer than
-    ``size`` is cut hard), so a crisis sentence late in a long message is still read by the model."""
+    ``size`` is cut hard), so a crisis sentence late in a long message is still read; at most ``MAX_PIECES``."""
     if len(text) <= size:
         return [text]
     out: list[str] = []
     current = ""
-    for sentence in _SENTENCE_END.split(text):
-        while len(sentence) > size:
+    for part in _SENTENCE_END.split(text):
+        while len(part) > size:
             if current:
                 out.append(current)
                 current = ""
-            out.append(sentence[:size])
-            sentence = sentence[size:]
-        if current and len(current) + 1 + len(sentence) > size:
+            out.append(part[:size])
+            part = part[size:]
+        if current and len(current) + 1 + len(part) > size:
             out.append(current)
-            current = sentence
+            current = part
         else:
-            current = f"{current} {sentence}" if current else sentence
+            current = f"{current} {part}" if current else part
     if current:
         out.append(current)
-    return out
+    return out[:MAX_PIECES]
 
 
-def opinion(normalised: str, set_aside: Collection[Category] = ()) -> Verdict:
-    """The stage's verdict on one normalised window: ``ok`` unless the head is sure of a category that the rules
-    did not set aside. ``ok`` too when the stage is absent."""
-    loaded = stage()
-    if loaded is None or not normalised.strip():
+UNREADABLE = Verdict(Category.OK, Severity.NONE, Route.GENERATE, matched="semantic.unreadable")
+
+
+def opinion(text: str, set_aside: Collection[Category] = (), *, suspicion: bool = True) -> Verdict:
+    """The stage's verdict on one message's text (as written: the vector is the one memory stores).
+
+    ``ok`` unless the head is sure of (or, for crisis, suspects) a category that the rules did not set aside;
+    ``ok`` too when the stage is absent. ``suspicion=False`` (Ella's own replies) keeps only sure findings.
+    A text with nothing the encoder can read (emoji only, symbols) is ``UNREADABLE``: an ``ok`` that says so.
+    """
+    loaded = head()
+    if loaded is None or not text.strip():
         return _OK
-    embedder, head = loaded
-    found = head.opinion(embedder.embed(pieces(normalised)))
-    if found is None or Category(found[0]) in set_aside:
+    if not sentence.readable(text):
+        return UNREADABLE
+    found = loaded.finding(sentence.vectors(pieces(text)))
+    if found is None or Category(found.category) in set_aside or not (found.sure or suspicion):
         return _OK
-    category = Category(found[0])
-    return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], matched=f"semantic.{category.value}")
+    category = Category(found.category)
+    score = round(found.probability, 4)
+    if found.sure:
+        return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], f"semantic.{category.value}", score=score)
+    return Verdict(category, Severity.LOW, Route.CHECK_IN, f"semantic.suspect.{category.value}", score=score)

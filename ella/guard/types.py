@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-DETECTOR_VERSION = "guard-1.4.0"  # 1.1: learned opinion; 1.2: text-speak; 1.3: plans, farewells, meeting (issue 15);
-# 1.4: de/es/fr/it, persona swaps, the conversation around a message, the language it cannot read (issue 25)
+DETECTOR_VERSION = "guard-2.0.0"  # 1.1: learned opinion; 1.2: text-speak; 1.3: plans, farewells, meeting (issue 15);
+# 1.4: de/es/fr/it, persona swaps, the conversation around a message, the language it cannot read (issue 25);
+# 2.0: the learned stage over the multilingual sentence vector, on by default, graded (sure / suspect) (issue 33)
 
 
 class Category(StrEnum):
@@ -73,3 +74,5 @@ class Verdict:
     # one the guard cannot read (``ella.guard.language``): its ``ok`` then means "not understood", not "ordinary".
     language: str = ""
     unreadable: bool = False
+    # The learned stage's probability behind a ``semantic.*`` verdict (None for a rule's): logged with the route.
+    score: float | None = None

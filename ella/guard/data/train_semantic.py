@@ -1,25 +1,23 @@
-"""Train the guard's semantic second opinion (``ella/guard/semantic.py``) and write ``semantic_head.npz`` here.
+"""Train the guard's learned stage (``ella/guard/semantic.py``) and write ``semantic_head.npz`` here.
 
-    python -m ella.guard.data.train_semantic [--cache /tmp/guard_vectors.npz]
+    python -m ella.guard.data.train_semantic [--head linear|mlp|both] [--cache /tmp/guard_vectors.npz]
 
-Data: the same files as the n-gram model (``training/*.jsonl`` and ``boundary_corpus.jsonl``), each text
-normalised as the classifier normalises it and embedded by the ``[semantic]`` extra's all-MiniLM-L6-v2. A training
-line that is word for word a line of an evaluation file (``tests/data/boundary_*.jsonl``: a few short common
-phrasings such as "talk dirty to me" occur in both) is left out, so those files stay unseen by this head; they are
-read for nothing else. Needs scikit-learn (the ``dev`` extra); the product only needs numpy and the extra.
+Data: the n-gram model's files (``training/*.jsonl`` and ``boundary_corpus.jsonl``), each text as written, embedded
+by the multilingual sentence encoder (``ella.sentence``: the vector memory stores). A training line that is word
+for word a line of an evaluation file (``tests/data/*.jsonl``) is left out, so those files stay unseen; they are
+read for nothing else. Needs scikit-learn (the ``dev`` extra); the product needs numpy only.
 
-Thresholds, in two steps:
+Heads: a logistic regression, or a small MLP (one hidden ReLU layer); ``--head both`` fits both out-of-fold and
+keeps the one with the higher mean recall over the four risk classes at the sure thresholds.
 
-1. out-of-fold (5 folds): the head speaks on a message when its top class is not ``ok`` and that class's
-   probability reaches the threshold. One threshold for all classes, the lowest at which at most ``--max-fp``
-   (1%) of the ordinary (``ok``) training messages that reach the stage, i.e. that the rules and the n-gram model
-   leave silent, would be flagged;
-2. everyday chat: LoCoMo's conversation turns (``bench/guard.py``'s "everyday false alarms", evaluation data, never
-   trained on) are classified by the whole cascade with the head; while more than ``--max-everyday`` (0.5%) are
-   flagged, the threshold of the class behind the least sure false alarm the head adds is raised just above it
-   (the smallest raise that drops one). Only raised, never lowered; the figures before and after are printed.
+Thresholds, from out-of-fold predictions (5 folds) and everyday chat:
 
-``--cache`` keeps the vectors between runs (keyed by the embedder's model id and the exact text).
+1. *sure*, per class: the lowest probability at which at most ``--max-fp`` of the ordinary (``ok``) rows that reach
+   the stage (the rules and the n-gram model leave them silent) would take that class's hand-written route;
+2. everyday chat: LoCoMo's dev turns, each read alone by the whole cascade; while the stage's sure verdicts add more
+   than ``--max-everyday`` of them, the class behind the least sure one is raised just above it;
+3. *suspect* (crisis only): from the lowest probability at which the check-ins stay within ``--max-checkin`` of
+   those turns, and within ``--max-fp-suspect`` of the ordinary rows that reach the stage, up to the sure one.
 """
 
 from __future__ import annotations
@@ -32,148 +30,218 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from sklearn.model_selection import StratifiedKFold
+from sklearn.neural_network import MLPClassifier
 
-from ella.embeddings import Embedder, SemanticEmbedder
+from ella import sentence
 from ella.guard.classifier import classify
 from ella.guard.data.train_model import CLASSES, load_rows
-from ella.guard.normalise import normalise_variants
-from ella.guard.semantic import SemanticHead, pieces
+from ella.guard.semantic import Finding, SemanticHead, pieces, write_head
 
 HERE = Path(__file__).resolve().parent
 EVALUATION = Path(__file__).resolve().parents[3] / "tests" / "data"
 LOCOMO = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json"))
 OK = CLASSES.index("ok")
+CRISIS = CLASSES.index("emotional_crisis")
 
 
 def evaluation_texts() -> set[str]:
     """The evaluation files' texts (lower-cased), only so that training leaves them out."""
     out: set[str] = set()
-    for path in sorted(EVALUATION.glob("boundary_*.jsonl")):
+    for path in sorted(EVALUATION.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                out.add(json.loads(line)["text"].strip().lower())
+                row = json.loads(line)
+                if "text" in row:
+                    out.add(str(row["text"]).strip().lower())
     return out
 
 
-def embed(embedder: Embedder, texts: list[str], cache: Path | None) -> np.ndarray:
-    """Vectors of ``texts``, reusing those the cache file holds for this embedder."""
+def embed(texts: list[str], cache: Path | None) -> np.ndarray:
+    """Vectors of ``texts``, reusing those the cache file holds for this encoder."""
     known: dict[str, np.ndarray] = {}
     if cache is not None and cache.is_file():
         with np.load(cache, allow_pickle=False) as data:
-            if str(data["model_id"]) == embedder.model_id:
+            if str(data["model_id"]) == sentence.MODEL_ID:
                 known = dict(zip((str(t) for t in data["texts"]), data["vectors"], strict=True))
     missing = sorted({t for t in texts if t not in known})
     if missing:
-        known.update(zip(missing, embedder.embed(missing), strict=True))
+        known.update(zip(missing, sentence.encoder().embed(missing), strict=True))
         if cache is not None:
             keys = sorted(known)
             np.savez(
-                cache, model_id=embedder.model_id, texts=np.array(keys), vectors=np.stack([known[k] for k in keys])
+                cache, model_id=sentence.MODEL_ID, texts=np.array(keys), vectors=np.stack([known[k] for k in keys])
             )
-    return np.stack([known[t] for t in texts]) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([known[t] for t in texts]) if texts else np.zeros((0, sentence.DIM), dtype=np.float32)
 
 
 def reaches_stage(text: str) -> bool:
     """The rules and the n-gram model leave the message silent (no verdict, no negated check-in)."""
-    verdict = classify(text)
+    verdict = classify(text, semantic=False)
     return verdict.category == "ok" and not verdict.matched
 
 
-def shared_threshold(oof: np.ndarray, labels: np.ndarray, silent: np.ndarray, max_fp: float) -> float:
+def make_model(kind: str, seed: int = 7) -> LogisticRegression | MLPClassifier:
+    if kind == "linear":
+        return LogisticRegression(C=4.0, max_iter=5000, class_weight="balanced")
+    return MLPClassifier(hidden_layer_sizes=(256,), alpha=1e-3, max_iter=300, early_stopping=True, random_state=seed)
+
+
+def out_of_fold(kind: str, x: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    oof = np.zeros((len(labels), len(CLASSES)))
+    for train, test in StratifiedKFold(n_splits=5, shuffle=True, random_state=7).split(x, labels):
+        weights = None
+        model = make_model(kind)
+        if kind == "mlp":  # MLPClassifier has no class_weight: oversample the rare classes to balance them
+            counts = np.bincount(labels[train], minlength=len(CLASSES))
+            reps = np.maximum(1, np.round(counts.max() / np.maximum(counts, 1))).astype(int)
+            train = np.concatenate([np.repeat(train[labels[train] == c], reps[c]) for c in range(len(CLASSES))])
+        model.fit(x[train], labels[train], **({} if weights is None else {"sample_weight": weights}))
+        oof[test] = model.predict_proba(x[test])
+    return oof
+
+
+def fit(kind: str, x: np.ndarray, labels: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    model = make_model(kind)
+    index = np.arange(len(labels))
+    if kind == "mlp":
+        counts = np.bincount(labels, minlength=len(CLASSES))
+        reps = np.maximum(1, np.round(counts.max() / np.maximum(counts, 1))).astype(int)
+        index = np.concatenate([np.repeat(index[labels == c], reps[c]) for c in range(len(CLASSES))])
+    model.fit(x[index], labels[index])
+    if isinstance(model, LogisticRegression):
+        return ((model.coef_.T.astype(np.float32), model.intercept_.astype(np.float32)),)
+    return tuple(
+        (w.astype(np.float32), b.astype(np.float32)) for w, b in zip(model.coefs_, model.intercepts_, strict=True)
+    )
+
+
+def sure_thresholds(oof: np.ndarray, labels: np.ndarray, silent: np.ndarray, max_fp: float) -> np.ndarray:
+    """Per class, the lowest probability at which at most ``max_fp`` of the silent ok rows take that class."""
     ok = (labels == OK) & silent
     top = oof.argmax(axis=1)
-    scores = np.sort(np.where(top[ok] != OK, oof[ok].max(axis=1), 0.0))[::-1]
-    allowed = int(max_fp * ok.sum())
-    return float(scores[allowed]) + 1e-4 if allowed < len(scores) else 0.0
+    out = np.full(len(CLASSES), np.inf, dtype=np.float32)
+    for c in range(len(CLASSES)):
+        if c == OK:
+            continue
+        scores = np.sort(np.where(top[ok] == c, oof[ok, c], 0.0))[::-1]
+        allowed = int(max_fp * ok.sum())
+        out[c] = float(scores[allowed]) + 1e-4 if allowed < len(scores) else 0.0
+    return out
 
 
-def head_flags(head: SemanticHead, vectors: list[np.ndarray]) -> list[tuple[str, float] | None]:
-    return [head.opinion(v) for v in vectors]
+def recall_at(oof: np.ndarray, labels: np.ndarray, thresholds: np.ndarray) -> dict[str, float]:
+    top = oof.argmax(axis=1)
+    return {
+        name: float(((top == c) & (oof[:, c] >= thresholds[c]))[labels == c].mean())
+        for c, name in enumerate(CLASSES)
+        if c != OK
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--head", choices=("linear", "mlp", "both"), default="both")
     parser.add_argument("--max-fp", type=float, default=0.01)
-    parser.add_argument("--max-everyday", type=float, default=0.005)
-    parser.add_argument("--C", type=float, default=4.0)
+    parser.add_argument("--max-everyday", type=float, default=0.001, help="sure verdicts the stage may add")
+    parser.add_argument("--max-checkin", type=float, default=0.01, help="check-ins on everyday chat")
+    parser.add_argument("--max-fp-suspect", type=float, default=0.03)
     parser.add_argument("--cache", type=Path, default=None)
     args = parser.parse_args()
     started = time.perf_counter()
-    embedder = SemanticEmbedder()
     held_out = evaluation_texts()
-    rows = [r for r in load_rows() if r["text"].strip().lower() not in held_out]
+    every = load_rows()
+    rows = [r for r in every if r["text"].strip().lower() not in held_out]
     texts = [r["text"] for r in rows]
     labels = np.array([CLASSES.index(r["label"]) for r in rows])
-    x = embed(embedder, [normalise_variants(t)[0] for t in texts], args.cache)
-    embedded = time.perf_counter()
-    model = LogisticRegression(C=args.C, max_iter=5000, class_weight="balanced")
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=7)
-    oof = cross_val_predict(model, x, labels, cv=folds, method="predict_proba")
+    x = embed(texts, args.cache)
     silent = np.array([reaches_stage(t) for t in texts])
-    limit = shared_threshold(oof, labels, silent, args.max_fp)
-    model.fit(x, labels)
-    fitted = time.perf_counter()
-    thresholds = np.full(len(CLASSES), limit, dtype=np.float32)
-    thresholds[OK] = np.inf
+    print(f"rows {len(rows)} ({len(every) - len(rows)} left out as evaluation lines); embedded and read by the "
+          f"cascade in {time.perf_counter() - started:.1f} s")  # fmt: skip
+
+    kinds = ("linear", "mlp") if args.head == "both" else (args.head,)
+    results: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+    for kind in kinds:
+        t0 = time.perf_counter()
+        oof = out_of_fold(kind, x, labels)
+        limits = sure_thresholds(oof, labels, silent, args.max_fp)
+        recalls = recall_at(oof, labels, limits)
+        mean = float(np.mean(list(recalls.values())))
+        results[kind] = (oof, limits, mean)
+        shown = {k: round(v, 3) for k, v in recalls.items()}
+        print(f"[{kind}] out-of-fold recall at {args.max_fp:.0%} false alarms: {shown} mean {mean:.3f} "
+              f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
+    kind = max(results, key=lambda k: results[k][2])
+    oof, thresholds, _ = results[kind]
+    print(f"kept the {kind} head")
     head = SemanticHead(
-        weights=model.coef_.T.astype(np.float32),
-        bias=model.intercept_.astype(np.float32),
+        layers=fit(kind, x, labels),
         classes=CLASSES,
-        thresholds=thresholds,
-        model_id=embedder.model_id,
+        thresholds=thresholds.copy(),
+        suspect=thresholds.copy(),
+        model_id=sentence.MODEL_ID,
     )
+
+    if not LOCOMO.is_file():
+        raise SystemExit(f"no {LOCOMO}: the thresholds cannot be checked on everyday chat")
+    from ella.memory.locomo import load, utterances
+
+    turns = utterances(load(LOCOMO))
+    flagged_before = sum(classify(t, semantic=False).route != "generate" for t in turns)
+    quiet = [t for t in turns if reaches_stage(t)]
+    piece_lists = [pieces(t) for t in quiet]
+    flat = embed([p for ps in piece_lists for p in ps], args.cache)
+    bounds = np.cumsum([0] + [len(ps) for ps in piece_lists])
+    vectors = [flat[bounds[i] : bounds[i + 1]] for i in range(len(quiet))]
+
+    def findings() -> list[Finding]:
+        return [f for f in (head.finding(v) for v in vectors) if f is not None]
+
+    budget = int(args.max_everyday * len(turns))
+    sure = [f for f in findings() if f.sure]
+    print(f"everyday (LoCoMo dev, {len(turns)} turns): {flagged_before} routed by the rules and n-gram model, "
+          f"{len(sure)} more sure with the stage at the out-of-fold thresholds")  # fmt: skip
+    while len(sure) > budget:
+        least = min(sure, key=lambda f: f.probability)  # the smallest raise that drops one
+        c = CLASSES.index(least.category)
+        head.thresholds[c] = np.float32(least.probability + 1e-4)
+        sure = [f for f in findings() if f.sure]
+
+    # suspect (crisis only): the lowest probability within both budgets, never above the sure threshold
     top = oof.argmax(axis=1)
-    fired = (top != OK) & (oof.max(axis=1) >= limit)
-    left_out = len(load_rows()) - len(rows)
-    print(f"rows {len(rows)} ({left_out} left out as evaluation lines); shared threshold {limit:.4f}")
-    for c, name in enumerate(CLASSES):
-        if c != OK:
-            mine = labels == c
-            print(f"  {name:<20} out-of-fold recall {(fired & (top == c))[mine].mean():.3f}  (n={mine.sum()})")
-    ok = labels == OK
-    print(f"  out-of-fold false alarms: ok rows reaching the stage {fired[ok & silent].mean():.4f} "
-          f"(n={(ok & silent).sum()}), all ok rows {fired[ok].mean():.4f} (n={ok.sum()})")  # fmt: skip
-
-    if LOCOMO.is_file():
-        from ella.memory.locomo import load, utterances
-
-        turns = utterances(load(LOCOMO))
-        flagged_before = sum(not reaches_stage(t) and classify(t).category != "ok" for t in turns)
-        quiet = [t for t in turns if reaches_stage(t)]
-        piece_lists = [pieces(normalise_variants(t)[0]) for t in quiet]
-        flat = embed(embedder, [p for ps in piece_lists for p in ps], args.cache)
-        bounds = np.cumsum([0] + [len(ps) for ps in piece_lists])
-        vectors = [flat[bounds[i] : bounds[i + 1]] for i in range(len(quiet))]
-        budget = int(args.max_everyday * len(turns)) - flagged_before
-        added = [f for f in head_flags(head, vectors) if f is not None]
-        print(f"everyday (LoCoMo, {len(turns)} turns): {flagged_before} flagged without the stage, "
-              f"{len(added)} more with it at the shared threshold")  # fmt: skip
-        while len(added) > max(budget, 0):
-            name, probability = min(added, key=lambda f: f[1])  # the smallest raise that drops one
-            c = CLASSES.index(name)
-            head.thresholds[c] = np.float32(probability + 1e-4)
-            added = [f for f in head_flags(head, vectors) if f is not None]
-        print(f"  after raising: thresholds {dict(zip(CLASSES, np.round(head.thresholds, 4).tolist(), strict=True))}, "
-              f"{len(added)} added, total {(flagged_before + len(added)) / len(turns):.4f}")  # fmt: skip
-        for c, name in enumerate(CLASSES):
-            if c != OK:
-                mine = labels == c
-                hit = (top == c) & (oof[:, c] >= head.thresholds[c])
-                print(f"  {name:<20} out-of-fold recall at the final thresholds {hit[mine].mean():.3f}")
-    else:
-        print(f"no {LOCOMO}: thresholds not checked on everyday chat")
-
-    np.savez_compressed(
-        HERE / "semantic_head.npz",
-        weights=head.weights,
-        bias=head.bias,
-        classes=np.array(CLASSES),
-        thresholds=head.thresholds,
-        model_id=np.array(head.model_id),
+    ok_silent = (labels == OK) & silent
+    crisis_probs = np.array([head.probabilities(v)[:, CRISIS].max() for v in vectors]) if vectors else np.zeros(0)
+    top_is_crisis = np.array([(head.probabilities(v).argmax(axis=1) == CRISIS).any() for v in vectors])
+    candidates = np.unique(np.concatenate([oof[:, CRISIS], [head.thresholds[CRISIS]]]))
+    suspect = float(head.thresholds[CRISIS])
+    for t in np.sort(candidates):
+        if t >= head.thresholds[CRISIS]:
+            break
+        everyday = ((crisis_probs >= t) & top_is_crisis).sum() / max(len(turns), 1)
+        ordinary = ((top == CRISIS) & (oof[:, CRISIS] >= t))[ok_silent].mean()
+        if everyday <= args.max_checkin and ordinary <= args.max_fp_suspect:
+            suspect = float(t)
+            break
+    head.suspect[:] = np.inf
+    head.suspect[CRISIS] = np.float32(suspect)
+    for c in range(len(CLASSES)):
+        if c != OK and c != CRISIS:
+            head.suspect[c] = head.thresholds[c]
+    final = findings()
+    checkins = sum(not f.sure for f in final)
+    print(f"  sure thresholds {dict(zip(CLASSES, np.round(head.thresholds, 4).tolist(), strict=True))}; "
+          f"crisis suspect from {suspect:.4f}")  # fmt: skip
+    added = sum(f.sure for f in final)
+    print(f"  everyday: sure verdicts added {added} ({added / len(turns):.4f}), "
+          f"check-ins {checkins} ({checkins / len(turns):.4f}); total hand-written "
+          f"{(flagged_before + added) / len(turns):.4f}")  # fmt: skip
+    final_recall = recall_at(oof, labels, head.thresholds)
+    crisis_any = ((top == CRISIS) & (oof[:, CRISIS] >= suspect))[labels == CRISIS].mean()
+    print(
+        f"  out-of-fold recall at the final sure thresholds {final_recall}; crisis sure or suspected {crisis_any:.3f}"
     )
-    print(f"wrote {HERE / 'semantic_head.npz'}; embedding {embedded - started:.1f} s, "
-          f"head (5-fold + fit) {fitted - embedded:.1f} s, total {time.perf_counter() - started:.1f} s")  # fmt: skip
+    write_head(head, HERE / "semantic_head.npz")
+    print(f"wrote {HERE / 'semantic_head.npz'} ({kind}); total {time.perf_counter() - started:.1f} s")
 
 
 if __name__ == "__main__":
