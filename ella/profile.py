@@ -16,17 +16,17 @@ What each field drives, and where it is read:
 A window may wrap midnight (``"22:00-07:00"``). Its start is inclusive and its end exclusive. Equal ends would be
 an empty window, which the gateway cannot mean for active hours and should say as ``null`` for
 do-not-disturb, so both are refused by the contract (``ella.contract.ProfilePayload``).
+
+The contract validates with this module's patterns and windows, so this module does not import the contract back:
+``profile_columns`` takes any value with a profile's fields (``Profile``), as ``ProfilePayload`` has them.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from zoneinfo import available_timezones
-
-if TYPE_CHECKING:
-    from ella.contract import ProfilePayload
 
 WINDOW_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-3]):[0-5][0-9]$"
 LOCALE_PATTERN = r"^[a-z]{2,3}(_[A-Z]{2})?$"
@@ -57,7 +57,24 @@ def iana_zones() -> frozenset[str]:
     return frozenset(available_timezones()) - {"localtime", "posixrules"}
 
 
-def profile_columns(payload: ProfilePayload) -> dict[str, Any]:
+class Profile(Protocol):
+    """The fields of a validated profile (``ella.contract.ProfilePayload``) that set the user's columns."""
+
+    @property
+    def timezone(self) -> str: ...
+    @property
+    def locale(self) -> str: ...
+    @property
+    def is_minor(self) -> bool: ...
+    @property
+    def do_not_disturb(self) -> str | None: ...
+    @property
+    def active_hours(self) -> str: ...
+    @property
+    def notifications(self) -> bool: ...
+
+
+def profile_columns(payload: Profile) -> dict[str, Any]:
     """The ``users`` columns that a profile sets (all of them: the profile is a full snapshot)."""
     dnd = window_minutes(payload.do_not_disturb) if payload.do_not_disturb is not None else NO_WINDOW
     active = window_minutes(payload.active_hours)
