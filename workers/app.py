@@ -48,7 +48,6 @@ TASK_MODULES = [
 log = logging.getLogger("workers.app")
 
 broker_patches.install()  # a torn-down broker connection leaves its deliveries unacked, never kills the worker
-envelopes.install()  # a malformed message on our queues is a dead letter, never a dead worker
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -126,6 +125,8 @@ app = EllaCelery("ella", include=TASK_MODULES)
 # Lazy: the configuration (and the embedded Redis it may start) is resolved on first use, so importing the
 # app (the gateway client does) costs nothing.
 app.add_defaults(lambda: celery_config(get_settings()))
+# A malformed message on our queues is a dead letter, never a dead worker (``app.tasks`` read per message, not now).
+envelopes.install(lambda name: name in app.tasks)
 
 if "flower.command" in sys.modules:  # loaded by the `celery` command, which may be `celery ... flower`:
     from workers import flower_auth  # Flower then answers nothing without credentials (see that module)

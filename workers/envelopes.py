@@ -332,11 +332,17 @@ def dead_letter_envelope(envelope: Any, queue: str, reason: str) -> None:
 _original_deliver = kombu_redis.Transport._deliver
 
 
+def _none_registered(name: str) -> bool:
+    return False
+
+
+# Whether a task name is registered: the app gives it at ``install`` (this module does not import the app back).
+_registered: Callable[[str], bool] = _none_registered
+
+
 def _checked_deliver(self: Any, message: Any, queue: Any) -> Any:
     if queue in get_settings().queues:
-        from workers.app import app
-
-        problem = envelope_problem(message, queue, lambda name: name in app.tasks)
+        problem = envelope_problem(message, queue, _registered)
         if problem is not None:
             dead_letter_envelope(message, queue, problem)
             return None  # popped by BRPOP and never put in the unacked set: consumed, not requeued
@@ -345,7 +351,10 @@ def _checked_deliver(self: Any, message: Any, queue: Any) -> Any:
     return _original_deliver(self, message, queue)
 
 
-def install() -> None:
-    """Put the check on kombu's Redis transport (idempotent). Called when the Celery app is imported."""
+def install(registered: Callable[[str], bool]) -> None:
+    """Put the check on kombu's Redis transport (idempotent), ``registered`` telling the tasks the app runs.
+    Called when the Celery app is imported."""
+    global _registered
+    _registered = registered
     kombu_redis.loads = tolerant_loads  # type: ignore[assignment,attr-defined]
     kombu_redis.Transport._deliver = _checked_deliver  # type: ignore[method-assign]
