@@ -23,7 +23,7 @@ from models.conversation import Conversation, close_due
 from models.erasure import is_forgotten, tombstone_key
 from models.memory import MemoryNode, expire_plans_before, insert_node
 from models.turns import conversation_transcript
-from workers import effects
+from workers import effects, events
 from workers.app import app
 from workers.logs import user_scope
 from workers.reliability import ReliableTask
@@ -42,7 +42,7 @@ def close_due_conversations(self: ReliableTask, max_chunks: int = 100) -> int:
     for _ in range(max_chunks):
         with session_scope() as session:
             closed = close_due(session, now, CHUNK)
-            owed = effects.owe_memos(session, closed)
+            owed = events.owe_memos(session, closed)
         effects.send_rows(owed)  # after the commit: the memo and planning thoughts (the sweep, if not now)
         total += len(closed)
         if len(closed) < CHUNK:

@@ -161,7 +161,7 @@ def store_turn(
             record.text = NOT_CARRIED_OUT
     follow = follow_of(payload, outcome, hold)
     owed = owe(session, payload.user_id, payload.message_id, turn_effects(payload, follow, named), grace())
-    memos = effects.owe_memos(session, list(session.info.get("closed_conversations", [])))  # flushes
+    memos = events.owe_memos(session, list(session.info.get("closed_conversations", [])))  # flushes
     session.info["owed_effects"] = [row for row in [owed, *memos] if row is not None]
     session.info["follow"] = follow
     return record

@@ -257,7 +257,7 @@ class Pass:
                 sent = send(session, candidates, self.now, self.reply_window, self.settings.ai_disclosure)
                 for one in sent:
                     self.owed[one.candidate_id] = owe_memory(session, one)
-                memos = effects.owe_memos(session, list(session.info.get("closed_conversations", [])))  # flushes
+                memos = events.owe_memos(session, list(session.info.get("closed_conversations", [])))  # flushes
             effects.send_rows(memos)  # after the commit: the memos of the conversations the sends closed
             self.counts["lost_to_another_dispatcher"] += len(items) - len(sent)
             by_id = {d.id: d for d in items}

@@ -19,7 +19,6 @@ from typing import Any
 
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis import RedisError
-from sqlalchemy.orm import Session
 
 from adapters.db import autocommit_scope, session_scope
 from adapters.settings import get_settings
@@ -31,7 +30,6 @@ from models.pending_effects import (
     claim,
     drop_unpublished,
     due,
-    owe,
     owed_for,
     owed_of,
     settle,
@@ -122,22 +120,3 @@ def sweep(limit: int = 500, now: datetime | None = None) -> dict[str, int]:
     if settled:
         log.warning("sent the effects of %d commit(s) a fault had left owed", settled)
     return counts
-
-
-def owe_memos(session: Session, conversation_ids: list[int]) -> list[PendingEffects]:
-    """Each conversation this transaction closed owes its memo (``ella.close_conversation``), recorded in it."""
-    from models.conversation import Conversation
-    from workers import events
-
-    grace = timedelta(seconds=get_settings().effects_grace_s)
-    owed = []
-    for conversation_id in conversation_ids:
-        conv = session.get(Conversation, conversation_id)  # in the session already: this transaction closed it
-        if conv is not None:
-            row = owe(
-                session, conv.user_id, f"conversation:{conversation_id}", [events.memo_of(conversation_id)], grace
-            )
-            if row is not None:
-                owed.append(row)
-    session.flush()
-    return owed

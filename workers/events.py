@@ -14,13 +14,16 @@ The flow: gateway → ``ingest_message`` → (outbox stream) and ``perceive`` + 
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from adapters.settings import get_settings
-from models.pending_effects import Effect
+from models.pending_effects import Effect, PendingEffects, owe
 from workers.routing import TaskName
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
     from workers.reliability import ReliableTask
 
 FORGOTTEN_REASON = "the user was erased (right to be forgotten): refused, nothing stored, no reply (a rejected entry)"
@@ -81,6 +84,22 @@ def memo_of(conversation_id: int) -> Effect:
     """A conversation closed (new conversation, or the sweep): ``ella.close_conversation`` (once per
     conversation: its memo's dedupe key)."""
     return Effect(TaskName.CLOSE_CONVERSATION, {"conversation_id": conversation_id})
+
+
+def owe_memos(session: Session, conversation_ids: list[int]) -> list[PendingEffects]:
+    """Each conversation this transaction closed owes its memo (``ella.close_conversation``), recorded in it."""
+    from models.conversation import Conversation
+
+    grace = timedelta(seconds=get_settings().effects_grace_s)
+    owed = []
+    for conversation_id in conversation_ids:
+        conv = session.get(Conversation, conversation_id)  # in the session already: this transaction closed it
+        if conv is not None:
+            row = owe(session, conv.user_id, f"conversation:{conversation_id}", [memo_of(conversation_id)], grace)
+            if row is not None:
+                owed.append(row)
+    session.flush()
+    return owed
 
 
 def memory_of_notification(
