@@ -12,9 +12,9 @@ JSON) is shared by all of them:
   ledger fact (``valid_from`` is when it was ticked), ticks only what is still stale, writes the ledger (the
   source of truth) and then the cache;
 - a ledger write to a world subject, by anyone, drops that subject's field after the transaction commits (a
-  session event registered here: ``models`` must not know about Redis) and bumps the hash's generation, so the
-  next read rebuilds it from the ledger, and a tick that read the ledger before that write does not cache its
-  older values over it (its write is a Lua script that checks the generation it saw);
+  session event, in ``adapters.world_invalidation``: ``models`` must not know about Redis) and bumps the hash's
+  generation, so the next read rebuilds it from the ledger, and a tick that read the ledger before that write
+  does not cache its older values over it (its write is a Lua script that checks the generation it saw);
 - a lost cache (a flush, an eviction, the hash's week-long expiry) is rebuilt from the ledger the same way:
   nothing is lost, and a value whose fact is still fresh is not ticked again;
 - a lost invalidation (Redis unreachable at the write, or the writer killed between its commit and the HDEL)
@@ -33,16 +33,25 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import redis
-from sqlalchemy import Engine, event
-from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
 
+from adapters.world_invalidation import (
+    CACHE_TTL_S,
+    COMMITTED,
+    GENERATION,
+    TICKING,
+    cache_key,
+    drop_subjects,
+    use_cache,
+)
 from ella.ledger.facts import NewFact
 from ella.ledger.rules import LedgerError, Writer
 from ella.world import tickers as world
@@ -50,17 +59,14 @@ from ella.world.lazy import Entry, fresh_until, is_fresh, stale_subjects
 from models.erasure import Traces, register_store
 from models.ledger import WorldFact, append, current, user_zone
 from models.supersession import supersede
-from models.world_clock import advance_world, bump_world_version, version_in, world_version
+from models.world_clock import advance_world, version_in, world_version
 
 log = logging.getLogger(__name__)
 
 LOCK_TIMEOUT_S = 30.0  # a tick holding the lock longer than this has died; the lock frees itself
 WAIT_S = 20.0  # how long a loser waits for the winner's tick before ticking without the lock
-CACHE_TTL_S = 7 * 24 * 3600  # an idle user's hash goes; the next read rebuilds it from the ledger
 TICK_REASON = "lazy world tick"
-GENERATION = "_gen"  # a field of the hash, bumped by every invalidation
 VERSION = "_ver"  # a field of the hash: the user's world version (``world_versions``) its values were read at
-_TICKING = "ella.world_cache.ticking"
 
 # Cache a tick's entries only while the hash's generation is the one seen before the ledger was read: an
 # invalidation in between (a ledger write committed after that read) must not be overwritten by older values.
@@ -75,16 +81,6 @@ redis.call('HSET', KEYS[1], '_ver', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
-
-
-def _prefix() -> str:
-    from adapters.settings import get_settings
-
-    return get_settings().redis_key_prefix
-
-
-def cache_key(user_id: str, prefix: str | None = None) -> str:
-    return f"{prefix if prefix is not None else _prefix()}:world:{user_id}"
 
 
 def lock_key(user_id: str, prefix: str | None = None) -> str:
@@ -241,14 +237,14 @@ class LazyWorldCache:
         with self.scope() as session:
             if prepare is not None:
                 prepare(session)
-            session.info[_TICKING] = True  # its own writes are what it caches: they invalidate nothing
+            session.info[TICKING] = True  # its own writes are what it caches: they invalidate nothing
             before = world_version(session, user_id)
             if before != seen:
                 stale, entries = subjects, {}
             fresh, ticked, rebuilt = refresh(session, user_id, now, tone, stale)
         with self._count_lock:
             self.ticks += len(ticked)
-        after = session.info.get(_COMMITTED, {}).get(user_id)
+        after = session.info.get(COMMITTED, {}).get(user_id)
         version = before if after is None else after if after == before + 1 else None
         if generation is not None and version is not None and (fresh or before != seen):
             pairs = [x for s, e in fresh.items() for x in (s, e.encode())]
@@ -261,14 +257,7 @@ class LazyWorldCache:
 
     def invalidate(self, user_id: str, subjects: set[str] | frozenset[str]) -> int:
         """Drop these subjects' cached values (the next read takes them from the ledger)."""
-        if not subjects:
-            return 0
-        key = cache_key(user_id, self.prefix)
-        pipe = self._redis().pipeline()
-        pipe.hdel(key, *sorted(subjects))
-        pipe.hincrby(key, GENERATION, 1)  # a tick that read the ledger before this write will not cache it
-        pipe.expire(key, CACHE_TTL_S)
-        return int(pipe.execute()[0])
+        return drop_subjects(self._redis(), cache_key(user_id, self.prefix), subjects)
 
 
 def _text(value: Any) -> str:
@@ -344,84 +333,10 @@ def read_world(
     return get_world_cache().read(user_id, now, tone, prepare)
 
 
-# --- invalidation: a ledger write to a world subject drops its cached value after the commit ----------------
-
-_PENDING = "ella.world_cache.pending"
-_BUMPED = "ella.world_cache.bumped"  # user -> the world version this transaction's commit writes
-_COMMITTED = "ella.world_cache.committed"  # ... and once it has committed (what a tick caches under)
-
-
-def _pending(session: Session) -> set[tuple[str, str]]:
-    found: set[tuple[str, str]] = session.info.setdefault(_PENDING, set())
-    return found
-
-
-def _rows(parameters: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(parameters, dict):
-        yield parameters
-    elif isinstance(parameters, list | tuple):
-        yield from (p for p in parameters if isinstance(p, dict))
-
-
-@event.listens_for(Session, "do_orm_execute")
-def _note_statement(state: ORMExecuteState) -> None:
-    """An INSERT of a world fact (``append``, a supersession in steps or PostgreSQL's one statement) names its
-    user and subject in its parameters."""
-    mapper = state.bind_mapper
-    if mapper is None or mapper.class_ is not WorldFact or state.parameters is None:
-        return
-    subjects = world.world_subjects()
-    for row in _rows(state.parameters):
-        user, subject = row.get("user_id", row.get("uid")), row.get("subject", row.get("new_subject"))
-        if isinstance(user, str) and subject in subjects:
-            _pending(state.session).add((user, subject))
-
-
-@event.listens_for(Session, "after_flush")
-def _note_flush(session: Session, _context: Any) -> None:
-    """A fact changed through the ORM (``retire``, an operator's edit)."""
-    subjects = world.world_subjects()
-    for obj in (*session.new, *session.dirty):
-        if isinstance(obj, WorldFact) and obj.subject in subjects:
-            _pending(session).add((obj.user_id, obj.subject))
-
-
-@event.listens_for(Session, "before_commit")
-def _bump_versions(session: Session) -> None:
-    """Every world subject this transaction wrote moves its user's world version, in the same commit: what a
-    cache read at an older version holds is then known to be old, whether or not Redis hears of the write.
-    Flushed first, so an ORM change still pending (a retirement) is noted too. Only at the outermost commit
-    (a savepoint's release fires this too): the bump is the transaction's last statement, so the row lock it
-    takes is never held while waiting on another lock (the world's advisory lock, the user's row)."""
-    if session.in_nested_transaction():
-        return
-    session.flush()
-    pending: set[tuple[str, str]] = session.info.get(_PENDING, set())
-    bumped: dict[str, int] = session.info.setdefault(_BUMPED, {})
-    for user in sorted({user for user, _subject in pending} - set(bumped)):  # one order: no deadlock between two
-        bumped[user] = bump_world_version(session, user)
-
-
-@event.listens_for(Session, "after_commit")
-def _invalidate_after_commit(session: Session) -> None:
-    session.info[_COMMITTED] = session.info.pop(_BUMPED, {})
-    pending: set[tuple[str, str]] = session.info.pop(_PENDING, set())
-    if session.info.get(_TICKING):
-        return
-    by_user: dict[str, set[str]] = {}
-    for user, subject in pending:
-        by_user.setdefault(user, set()).add(subject)
-    for user, subjects in by_user.items():
-        try:
-            get_world_cache().invalidate(user, subjects)
-        except redis.RedisError as exc:  # the hash's version is now behind the database's: no read serves it
-            log.warning("world cache of %s not invalidated (%s)", user, exc)
-
-
-@event.listens_for(Session, "after_rollback")
-def _forget_pending(session: Session) -> None:
-    session.info.pop(_PENDING, None)
-    session.info.pop(_BUMPED, None)
+# A ledger write to a world subject drops its cached value after the commit: the session hooks that see the write
+# are ``adapters.world_invalidation``'s (installed by ``adapters.db`` with its first session); the drop goes
+# through this process's cache, whichever it is now.
+use_cache(lambda user_id, subjects: get_world_cache().invalidate(user_id, subjects))
 
 
 # --- erasure -----------------------------------------------------------------------------------------------
