@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ella.guard import DETECTOR_VERSION, Category, Severity, Verdict, classify, normalise
+from ella.guard import DETECTOR_VERSION, Category, Route, Severity, Verdict, classify, normalise
 from ella.guard.evaluate import BOUNDARY_CORPUS, classify_lines, evaluate
 
 DATA = Path(__file__).parent / "data"  # evaluation files only; the corpus ships in the package
@@ -353,5 +353,8 @@ def test_everyday_conversation_is_almost_never_flagged() -> None:
     from ella.memory.locomo import load, utterances
 
     turns = utterances(load(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json")))
-    flagged = [t for t in turns if classify(t).category != Category.OK]
-    assert len(turns) > 2000 and len(flagged) / len(turns) <= 0.005, flagged[:5]
+    verdicts = [(t, classify(t)) for t in turns]
+    handwritten = [t for t, v in verdicts if v.route not in (Route.GENERATE, Route.CHECK_IN)]
+    checkins = [t for t, v in verdicts if v.route == Route.CHECK_IN]
+    assert len(turns) > 2000 and len(handwritten) / len(turns) <= 0.005, handwritten[:5]
+    assert len(checkins) / len(turns) <= 0.015, checkins[:5]  # a warm "are you ok?" now and then, no more

@@ -77,7 +77,7 @@ def test_a_suspected_crisis_is_a_check_in_and_a_sure_one_a_referral() -> None:
     vector = sentence.vector(INDIRECT_CRISIS["en"])
     p = float(loaded.probabilities(vector)[0, crisis])
     graded = SemanticHead(
-        loaded.layers, loaded.classes, loaded.thresholds.copy(), loaded.suspect.copy(), loaded.model_id
+        loaded.networks, loaded.classes, loaded.thresholds.copy(), loaded.suspect.copy(), loaded.model_id
     )
     graded.thresholds[crisis] = np.float32(min(1.0, p + 0.01))  # just above: suspected only
     graded.suspect[crisis] = np.float32(p - 0.01)
@@ -125,7 +125,7 @@ def test_ellas_own_reply_is_judged_for_romance_only_when_sure_never_for_meeting_
 
 def test_a_head_fitted_on_another_encoder_is_refused(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
     head = SemanticHead(
-        layers=((np.zeros((384, 5), np.float32), np.zeros(5, np.float32)),),
+        networks=(((np.zeros((384, 5), np.float32), np.zeros(5, np.float32)),),),
         classes=("emotional_crisis", "manipulation", "ok", "physical_escalation", "romantic_avowal"),
         thresholds=np.full(5, 0.9, np.float32),
         suspect=np.full(5, 0.9, np.float32),

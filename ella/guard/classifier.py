@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from ella.guard import semantic as semantic_stage
+import ella.guard.semantic as semantic_stage
 from ella.guard.language import read_language
 from ella.guard.model import load_model
 from ella.guard.normalise import normalise_variants
@@ -33,7 +33,12 @@ def compiled_rules() -> CompiledRules:
     patterns take about two seconds of CPU to compile, and every process that imports the guard (each CLI command,
     beat, Flower) would pay it whether it classifies or not. A worker compiles them before its pool forks
     (``workers.app``), so its children inherit them."""
-    from ella.guard import crisis, crisis_signals, manipulation, multilingual, physical, romance
+    import ella.guard.crisis as crisis
+    import ella.guard.crisis_signals as crisis_signals
+    import ella.guard.manipulation as manipulation
+    import ella.guard.multilingual as multilingual
+    import ella.guard.physical as physical
+    import ella.guard.romance as romance
 
     rules = {
         Category.EMOTIONAL_CRISIS: crisis.RULES + crisis_signals.RULES + multilingual.CRISIS,
@@ -117,9 +122,13 @@ def with_language(verdict: Verdict, text: str) -> Verdict:
     """The verdict with the message's language; an ``ok`` for a message the guard cannot read says so
     (``unreadable``), since none of its rules could have matched (``ella.guard.language``)."""
     reading = read_language(text[:_WINDOW])
-    unread = not reading.readable and verdict.category is Category.OK and verdict.route is Route.GENERATE
-    matched = "language.unreadable" if unread else verdict.matched
-    return replace(verdict, language=reading.code, unreadable=unread, matched=matched)
+    learned_only = verdict.matched.startswith("semantic.")
+    unread = not reading.readable and (
+        (verdict.category is Category.OK and verdict.route is Route.GENERATE) or learned_only
+    )
+    if unread:  # the learned stage was fitted on five languages: outside them its finding is not a verdict either
+        return replace(_OK, language=reading.code, unreadable=True, matched="language.unreadable")
+    return replace(verdict, language=reading.code)
 
 
 def _gravity(verdict: Verdict) -> tuple[int, int]:

@@ -17,11 +17,11 @@ Choices that are not obvious from the patterns:
 
 from __future__ import annotations
 
-from ella.guard import multilingual_de as de
-from ella.guard import multilingual_es as es
-from ella.guard import multilingual_fr as fr
-from ella.guard import multilingual_it as it
-from ella.guard import multilingual_themes as themes
+import ella.guard.multilingual_de as de
+import ella.guard.multilingual_es as es
+import ella.guard.multilingual_fr as fr
+import ella.guard.multilingual_it as it
+import ella.guard.multilingual_themes as themes
 from ella.guard.rules import Rule
 
 _LANGUAGES = (de, es, fr, it, themes)  # themes: the warning signs and requests all four share, by theme

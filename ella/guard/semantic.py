@@ -16,8 +16,9 @@ category ``emotional_crisis``), not a referral; the conversation stage then read
 chosen by ``data/train_semantic.py`` on out-of-fold predictions and on everyday chat, never on evaluation files.
 Every verdict carries the head's probability (``Verdict.score``) for the boundary log and the metrics.
 
-The head is a numpy forward pass (a linear layer, or one hidden ReLU layer when that measured better), fitted on
-one encoder's vectors: a head for another encoder is refused (absent, logged), never read in the wrong space.
+The head is a numpy forward pass (a linear layer, a network with one hidden ReLU layer, or the average of both:
+whichever measured best in ``data/train_semantic.py``), fitted on one encoder's vectors: a head for another encoder
+is refused (absent, logged), never read in the wrong space.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import IO
 import numpy as np
 
 from ella import sentence
+from ella.guard.negation import protective
 from ella.guard.types import ROUTE_FOR, Category, Route, Severity, Verdict
 
 log = logging.getLogger(__name__)
@@ -41,6 +43,8 @@ log = logging.getLogger(__name__)
 HEAD_FILE = "data/semantic_head.npz"
 PIECE_CHARS = 400  # a few sentences, like a training line: a longer text is read in pieces (the surest wins)
 MAX_PIECES = 48  # 16,000 characters at most (the ingest cap): the cost of a message stays bounded
+MIN_WORDS = 3  # a shorter message is an answer or a greeting: read in its conversation (``ella.guard.conversation``)
+WORD = re.compile(r"\w+")
 _OK = Verdict(Category.OK, Severity.NONE, ROUTE_FOR[Category.OK])
 _SENTENCE_END = re.compile(r"(?<=[.!?\n])\s+")
 
@@ -58,9 +62,12 @@ class Finding:
     sure: bool
 
 
+Layers = tuple[tuple[np.ndarray, np.ndarray], ...]  # (weights (in, out), bias (out,)) each; ReLU between layers
+
+
 @dataclass(frozen=True)
 class SemanticHead:
-    layers: tuple[tuple[np.ndarray, np.ndarray], ...]  # (weights (in, out), bias (out,)); ReLU between layers
+    networks: tuple[Layers, ...]  # one or more networks; their probabilities are averaged (an ensemble)
     classes: tuple[str, ...]
     thresholds: np.ndarray  # (n_classes,): the probability a class needs before the head is sure (ok: never)
     suspect: np.ndarray  # (n_classes,): from here up to ``thresholds`` the head suspects (inf: never)
@@ -68,17 +75,25 @@ class SemanticHead:
 
     @property
     def dim(self) -> int:
-        return int(self.layers[0][0].shape[0])
+        return int(self.networks[0][0][0].shape[0])
 
     def probabilities(self, vectors: np.ndarray) -> np.ndarray:
-        """Softmax over classes for each row of ``vectors`` (shape ``(n, dim)``)."""
-        h = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-        for i, (weights, bias) in enumerate(self.layers):
-            h = h @ weights + bias
-            if i < len(self.layers) - 1:
-                h = np.maximum(h, 0.0)
-        exp = np.exp(h - h.max(axis=1, keepdims=True))
-        probabilities: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+        """Softmax over classes for each row of ``vectors`` (shape ``(n, dim)``), averaged over the networks.
+
+        Why an average: a network with a hidden layer reaches further than a linear one but is over-sure on lines
+        unlike its training rows (a cooking question read as crisis at 0.99); averaging it with the linear one
+        keeps most of its reach and tempers that."""
+        x = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
+        total = np.zeros((x.shape[0], len(self.classes)), dtype=np.float32)
+        for layers in self.networks:
+            h = x
+            for i, (weights, bias) in enumerate(layers):
+                h = h @ weights + bias
+                if i < len(layers) - 1:
+                    h = np.maximum(h, 0.0)
+            exp = np.exp(h - h.max(axis=1, keepdims=True))
+            total += exp / exp.sum(axis=1, keepdims=True)
+        probabilities: np.ndarray = total / len(self.networks)
         return probabilities
 
     def finding(self, vectors: np.ndarray) -> Finding | None:
@@ -106,10 +121,12 @@ class SemanticHead:
 
 def read_head(source: Path | IO[bytes]) -> SemanticHead:
     with np.load(source, allow_pickle=False) as data:
-        count = int(data["layers"])
-        layers = tuple((data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)) for i in range(count))
+        networks = tuple(
+            tuple((data[f"w{n}_{i}"].astype(np.float32), data[f"b{n}_{i}"].astype(np.float32)) for i in range(int(c)))
+            for n, c in enumerate(np.atleast_1d(data["layers"]))
+        )
         return SemanticHead(
-            layers=layers,
+            networks=networks,
             classes=tuple(str(c) for c in data["classes"]),
             thresholds=data["thresholds"].astype(np.float32),
             suspect=data["suspect"].astype(np.float32),
@@ -119,14 +136,15 @@ def read_head(source: Path | IO[bytes]) -> SemanticHead:
 
 def write_head(head: SemanticHead, target: Path | IO[bytes]) -> None:
     arrays: dict[str, np.ndarray] = {
-        "layers": np.array(len(head.layers)),
+        "layers": np.array([len(layers) for layers in head.networks]),
         "classes": np.array(head.classes),
         "thresholds": head.thresholds.astype(np.float32),
         "suspect": head.suspect.astype(np.float32),
         "model_id": np.array(head.model_id),
     }
-    for i, (weights, bias) in enumerate(head.layers):
-        arrays[f"w{i}"], arrays[f"b{i}"] = weights.astype(np.float32), bias.astype(np.float32)
+    for n, layers in enumerate(head.networks):
+        for i, (weights, bias) in enumerate(layers):
+            arrays[f"w{n}_{i}"], arrays[f"b{n}_{i}"] = weights.astype(np.float32), bias.astype(np.float32)
     np.savez_compressed(target, allow_pickle=False, **arrays)
 
 
@@ -216,11 +234,18 @@ def opinion(text: str, set_aside: Collection[Category] = (), *, suspicion: bool 
         return _OK
     if not sentence.readable(text):
         return UNREADABLE
+    if len(WORD.findall(text)) < MIN_WORDS:
+        return _OK  # "yes. tonight" means what the question before it asked: the conversation stage reads it
     found = loaded.finding(sentence.vectors(pieces(text)))
     if found is None or Category(found.category) in set_aside or not (found.sure or suspicion):
         return _OK
     category = Category(found.category)
     score = round(found.probability, 4)
+    if category is Category.EMOTIONAL_CRISIS and protective(text):
+        # "I'd never hurt myself": the encoder reads the harm, not the "never"; the gentle check-in a negated
+        # rule gets, never a referral
+        return Verdict(Category.OK, Severity.LOW, Route.CHECK_IN, "semantic.negated.emotional_crisis", True,
+                       score=score)  # fmt: skip
     if found.sure:
         return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], f"semantic.{category.value}", score=score)
     return Verdict(category, Severity.LOW, Route.CHECK_IN, f"semantic.suspect.{category.value}", score=score)

@@ -7,8 +7,9 @@ by the multilingual sentence encoder (``ella.sentence``: the vector memory store
 for word a line of an evaluation file (``tests/data/*.jsonl``) is left out, so those files stay unseen; they are
 read for nothing else. Needs scikit-learn (the ``dev`` extra); the product needs numpy only.
 
-Heads: a logistic regression, or a small MLP (one hidden ReLU layer); ``--head both`` fits both out-of-fold and
-keeps the one with the higher mean recall over the four risk classes at the sure thresholds.
+Heads: a logistic regression, a small MLP (one hidden ReLU layer), or the average of both; ``--head both`` fits
+all three out-of-fold and keeps the one with the higher mean recall over the four risk classes at the sure
+thresholds.
 
 Thresholds, from out-of-fold predictions (5 folds) and everyday chat:
 
@@ -36,12 +37,13 @@ from sklearn.neural_network import MLPClassifier
 from ella import sentence
 from ella.guard.classifier import classify
 from ella.guard.data.train_model import CLASSES, load_rows
-from ella.guard.semantic import Finding, SemanticHead, pieces, write_head
+from ella.guard.semantic import MIN_WORDS, WORD, Finding, SemanticHead, pieces, write_head
 
 HERE = Path(__file__).resolve().parent
 EVALUATION = Path(__file__).resolve().parents[3] / "tests" / "data"
 LOCOMO = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json"))
 OK = CLASSES.index("ok")
+FLOOR = 0.9
 CRISIS = CLASSES.index("emotional_crisis")
 
 
@@ -126,7 +128,8 @@ def sure_thresholds(oof: np.ndarray, labels: np.ndarray, silent: np.ndarray, max
             continue
         scores = np.sort(np.where(top[ok] == c, oof[ok, c], 0.0))[::-1]
         allowed = int(max_fp * ok.sum())
-        out[c] = float(scores[allowed]) + 1e-4 if allowed < len(scores) else 0.0
+        found = float(scores[allowed]) + 1e-4 if allowed < len(scores) else 0.0
+        out[c] = max(found, FLOOR)  # never below 0.9, however few ordinary rows lean that way
     return out
 
 
@@ -141,7 +144,7 @@ def recall_at(oof: np.ndarray, labels: np.ndarray, thresholds: np.ndarray) -> di
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--head", choices=("linear", "mlp", "both"), default="both")
+    parser.add_argument("--head", choices=("linear", "mlp", "ensemble", "both"), default="both")
     parser.add_argument("--max-fp", type=float, default=0.01)
     parser.add_argument("--max-everyday", type=float, default=0.001, help="sure verdicts the stage may add")
     parser.add_argument("--max-checkin", type=float, default=0.01, help="check-ins on everyday chat")
@@ -159,11 +162,16 @@ def main() -> None:
     print(f"rows {len(rows)} ({len(every) - len(rows)} left out as evaluation lines); embedded and read by the "
           f"cascade in {time.perf_counter() - started:.1f} s")  # fmt: skip
 
-    kinds = ("linear", "mlp") if args.head == "both" else (args.head,)
+    kinds = ("linear", "mlp", "ensemble") if args.head == "both" else (args.head,)
     results: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+    folds: dict[str, np.ndarray] = {}
     for kind in kinds:
         t0 = time.perf_counter()
-        oof = out_of_fold(kind, x, labels)
+        if kind == "ensemble":
+            parts = [folds[k] if k in folds else out_of_fold(k, x, labels) for k in ("linear", "mlp")]
+            oof = (parts[0] + parts[1]) / 2
+        else:
+            oof = folds[kind] = out_of_fold(kind, x, labels)
         limits = sure_thresholds(oof, labels, silent, args.max_fp)
         recalls = recall_at(oof, labels, limits)
         mean = float(np.mean(list(recalls.values())))
@@ -171,36 +179,57 @@ def main() -> None:
         shown = {k: round(v, 3) for k, v in recalls.items()}
         print(f"[{kind}] out-of-fold recall at {args.max_fp:.0%} false alarms: {shown} mean {mean:.3f} "
               f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
-    kind = max(results, key=lambda k: results[k][2])
-    oof, thresholds, _ = results[kind]
-    print(f"kept the {kind} head")
-    head = SemanticHead(
-        layers=fit(kind, x, labels),
-        classes=CLASSES,
-        thresholds=thresholds.copy(),
-        suspect=thresholds.copy(),
-        model_id=sentence.MODEL_ID,
-    )
-
     if not LOCOMO.is_file():
         raise SystemExit(f"no {LOCOMO}: the thresholds cannot be checked on everyday chat")
     from ella.memory.locomo import load, utterances
 
     turns = utterances(load(LOCOMO))
     flagged_before = sum(classify(t, semantic=False).route != "generate" for t in turns)
-    quiet = [t for t in turns if reaches_stage(t)]
+    quiet = [t for t in turns if reaches_stage(t) and len(WORD.findall(t)) >= MIN_WORDS]  # as ``opinion`` reads
     piece_lists = [pieces(t) for t in quiet]
     flat = embed([p for ps in piece_lists for p in ps], args.cache)
     bounds = np.cumsum([0] + [len(ps) for ps in piece_lists])
     vectors = [flat[bounds[i] : bounds[i + 1]] for i in range(len(quiet))]
+    print(f"everyday (LoCoMo dev, {len(turns)} turns): {flagged_before} routed by the rules and n-gram model")
+
+    best: tuple[float, str, SemanticHead] | None = None
+    for kind, (oof, thresholds, _) in results.items():
+        head = SemanticHead(
+            networks=tuple(fit(k, x, labels) for k in (("linear", "mlp") if kind == "ensemble" else (kind,))),
+            classes=CLASSES,
+            thresholds=thresholds.copy(),
+            suspect=thresholds.copy(),
+            model_id=sentence.MODEL_ID,
+        )
+        score = calibrate(head, oof, labels, silent, vectors, len(turns), flagged_before, args, kind)
+        if best is None or score > best[0]:
+            best = (score, kind, head)
+    assert best is not None
+    _, kind, head = best
+    write_head(head, HERE / "semantic_head.npz")
+    print(f"kept the {kind} head; wrote {HERE / 'semantic_head.npz'}; total {time.perf_counter() - started:.1f} s")
+
+
+def calibrate(
+    head: SemanticHead,
+    oof: np.ndarray,
+    labels: np.ndarray,
+    silent: np.ndarray,
+    vectors: list[np.ndarray],
+    turns: int,
+    flagged_before: int,
+    args: argparse.Namespace,
+    kind: str,
+) -> float:
+    """Raise the sure thresholds until everyday chat is within budget, then set crisis's suspect threshold (both in
+    place); the head's mean out-of-fold recall after that (crisis counted sure or suspected), to choose a head by."""
 
     def findings() -> list[Finding]:
         return [f for f in (head.finding(v) for v in vectors) if f is not None]
 
-    budget = int(args.max_everyday * len(turns))
+    budget = int(args.max_everyday * turns)
     sure = [f for f in findings() if f.sure]
-    print(f"everyday (LoCoMo dev, {len(turns)} turns): {flagged_before} routed by the rules and n-gram model, "
-          f"{len(sure)} more sure with the stage at the out-of-fold thresholds")  # fmt: skip
+    print(f"[{kind}] everyday: {len(sure)} sure at the out-of-fold thresholds")
     while len(sure) > budget:
         least = min(sure, key=lambda f: f.probability)  # the smallest raise that drops one
         c = CLASSES.index(least.category)
@@ -217,7 +246,7 @@ def main() -> None:
     for t in np.sort(candidates):
         if t >= head.thresholds[CRISIS]:
             break
-        everyday = ((crisis_probs >= t) & top_is_crisis).sum() / max(len(turns), 1)
+        everyday = ((crisis_probs >= t) & top_is_crisis).sum() / max(turns, 1)
         ordinary = ((top == CRISIS) & (oof[:, CRISIS] >= t))[ok_silent].mean()
         if everyday <= args.max_checkin and ordinary <= args.max_fp_suspect:
             suspect = float(t)
@@ -229,19 +258,16 @@ def main() -> None:
             head.suspect[c] = head.thresholds[c]
     final = findings()
     checkins = sum(not f.sure for f in final)
+    added = sum(f.sure for f in final)
     print(f"  sure thresholds {dict(zip(CLASSES, np.round(head.thresholds, 4).tolist(), strict=True))}; "
           f"crisis suspect from {suspect:.4f}")  # fmt: skip
-    added = sum(f.sure for f in final)
-    print(f"  everyday: sure verdicts added {added} ({added / len(turns):.4f}), "
-          f"check-ins {checkins} ({checkins / len(turns):.4f}); total hand-written "
-          f"{(flagged_before + added) / len(turns):.4f}")  # fmt: skip
-    final_recall = recall_at(oof, labels, head.thresholds)
-    crisis_any = ((top == CRISIS) & (oof[:, CRISIS] >= suspect))[labels == CRISIS].mean()
-    print(
-        f"  out-of-fold recall at the final sure thresholds {final_recall}; crisis sure or suspected {crisis_any:.3f}"
-    )
-    write_head(head, HERE / "semantic_head.npz")
-    print(f"wrote {HERE / 'semantic_head.npz'} ({kind}); total {time.perf_counter() - started:.1f} s")
+    print(f"  everyday: sure verdicts added {added} ({added / turns:.4f}), check-ins {checkins} "
+          f"({checkins / turns:.4f}); total hand-written {(flagged_before + added) / turns:.4f}")  # fmt: skip
+    recall = recall_at(oof, labels, head.thresholds)
+    recall["emotional_crisis"] = float(((top == CRISIS) & (oof[:, CRISIS] >= suspect))[labels == CRISIS].mean())
+    print(f"  out-of-fold recall at the final thresholds (crisis: sure or suspected) "
+          f"{ {k: round(v, 3) for k, v in recall.items()} }")  # fmt: skip
+    return float(np.mean(list(recall.values())))
 
 
 if __name__ == "__main__":
