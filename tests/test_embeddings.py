@@ -8,6 +8,7 @@ import subprocess
 import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -309,3 +310,32 @@ def test_unreachable_redis_still_gives_correct_vectors(caplog: pytest.LogCapture
     assert any("Redis" in r.getMessage() for r in caplog.records)
     np.testing.assert_array_equal(cached.embed(texts[:1]), vectors[:1])  # the local LRU still works
     assert cached.hits_local == 1
+
+
+def test_the_multilingual_encoder_reads_five_languages_in_one_space() -> None:
+    from ella.embeddings import make_embedder
+
+    encoder = make_embedder("multilingual")
+    same = ["I don't want to live anymore", "Ich will nicht mehr leben", "Ya no quiero vivir", "Je ne veux plus vivre"]
+    other = ["What a lovely day at the beach with the kids"]
+    vectors = encoder.embed(same + other)
+    assert vectors.shape == (5, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    across = vectors[:4] @ vectors[:4].T
+    assert across[np.triu_indices(4, 1)].min() > (vectors[:4] @ vectors[4]).max()  # meaning, not language
+    assert not encoder.embed(["", "   "]).any()  # a blank text is the zero vector, as the port says
+    assert encoder.embed(["\ud800 lone surrogate"]).shape == (1, 512)  # odd Unicode is an embedding, not an error
+
+
+def test_the_encoders_tokenizer_is_cached_and_a_damaged_cache_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ella.embeddings import MultilingualEmbedder
+
+    monkeypatch.setenv("ELLA_CACHE_DIR", str(tmp_path))
+    texts = ["Hallo, ich bin müde.", "¿Qué tal? 😀", "élan vital, naïve café"]
+    first = MultilingualEmbedder().embed(texts)  # builds the tokenizer and writes the cache
+    (cached,) = tmp_path.glob("usem3-*.tokenizer.marshal")
+    assert np.array_equal(MultilingualEmbedder().embed(texts), first)  # read from the cache: the same vectors
+    cached.write_bytes(b"\x00damaged")
+    assert np.array_equal(MultilingualEmbedder().embed(texts), first)  # parsed again, and the cache rewritten
+    assert cached.stat().st_size > 1_000_000

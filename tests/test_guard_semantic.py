@@ -188,3 +188,19 @@ def test_an_outbound_check_uses_the_sure_stage() -> None:
     assert check_outbound(romantic, policy, "hi").reply.route == "fallback"
     caring = ReplyOutcome(OutgoingReply(text="That sounds heavy. Are you safe right now?", route="generated"))
     assert check_outbound(caring, policy, "i can't do this").reply.route == "generated"
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es", "fr", "it"])
+def test_the_conversation_reads_the_answer_to_the_suspicion_check_in(lang: str) -> None:
+    from ella.guard.conversation import classify_in_conversation
+    from ella.guard.replies import canned_reply
+
+    asked = canned_reply("check_in", "emotional_crisis", "m-1", "en_US", language=lang)
+    assert asked != canned_reply("check_in", "ok", "m-1", "en_US", language=lang)  # not the negated one
+    earlier = [("user", INDIRECT_CRISIS[lang]), ("assistant", asked)]
+    unsafe = {"en": "no, not really", "de": "nein, eigentlich nicht", "es": "no, la verdad que no",
+              "fr": "non, pas vraiment", "it": "no, non proprio"}  # fmt: skip
+    safe = {"en": "yes, i'm ok, just tired", "de": "ja, mir geht's gut, bin nur müde", "es": "sí, estoy bien",
+            "fr": "oui ça va, juste fatigué", "it": "sì, sto bene, solo stanco"}  # fmt: skip
+    assert classify_in_conversation(unsafe[lang], earlier).category == Category.EMOTIONAL_CRISIS
+    assert classify_in_conversation(safe[lang], earlier).category == Category.OK
