@@ -11,6 +11,8 @@ message id):
 - ``ella_reply_latency_seconds``: from a delivery's start to its reply published (the worker's share; the wait in
   the queue shows as ``ella_queue_depth``);
 - ``ella_boundary_fires_total{direction, category}`` and ``ella_crisis_referrals_total{direction}``;
+- ``ella_guard_routes_total{route, stage}``: which stage (rules, n-gram model, learned stage, context, the reply's
+  reading) decided each fire, and the route it took (a learned check-in is ``check_in``/``learned``);
 - ``ella_dead_letters_total{task, reason}`` (the reason's stable code, ``ella.rejections.code_for``);
 - ``ella_model_calls_total{kind, outcome}``, ``ella_model_tokens_total{kind, type}``,
   ``ella_model_cache_hits_total{kind}``, ``ella_model_cost_dollars_total{kind}`` (priced as ``ella cost`` does);
@@ -188,7 +190,7 @@ CRISIS_REFERRALS = Counter("ella_crisis_referrals", "Crisis referrals (boundary 
                            ["direction"])  # fmt: skip
 GUARD_ROUTES = Counter("ella_guard_routes", "Boundary fires by the route taken and the stage that decided it (rules, "
                        "model: the n-gram model, learned: the sentence-vector stage, context, reading).",
-                       ["direction", "route", "stage"])  # fmt: skip
+                       ["route", "stage"])  # fmt: skip
 DEAD_LETTERS = Counter("ella_dead_letters", "Dead letters, by task and reason code.", ["task", "reason"])
 MODEL_CALLS = Counter("ella_model_calls", "Model provider calls, by kind and outcome.", ["kind", "outcome"])
 MODEL_TOKENS = Counter("ella_model_tokens", "Model tokens, by kind and type (input, output, cache_write, "
@@ -278,7 +280,7 @@ def boundary_fire(direction: str, verdict: Any) -> None:
     """One boundary log entry (``ella.guard`` ``Verdict``); a crisis referral is counted too."""
     where = _one_of(direction, DIRECTIONS)
     BOUNDARY_FIRES.labels(where, _one_of(verdict.category, REPLY_CATEGORIES)).inc()
-    GUARD_ROUTES.labels(where, _one_of(verdict.route, GUARD_ROUTE_NAMES), stage_of(str(verdict.matched))).inc()
+    GUARD_ROUTES.labels(_one_of(verdict.route, GUARD_ROUTE_NAMES), stage_of(str(verdict.matched))).inc()
     if str(verdict.route) == "crisis_referral":
         CRISIS_REFERRALS.labels(where).inc()
 

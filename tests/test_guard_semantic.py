@@ -59,8 +59,18 @@ def test_the_stage_routes_indirect_crisis_language_in_every_language_the_rules_m
     assert found.matched.startswith("semantic.") and found.score is not None and 0 < found.score <= 1
     verdict = classify(text)
     assert verdict.category == Category.EMOTIONAL_CRISIS  # the cascade: a rule's verdict, or else the stage's
-    if classify(text, semantic=False).category == Category.OK:
-        assert verdict == found
+    if classify(text, semantic=False).category == Category.OK:  # the rules silent, or judging it ordinary
+        assert verdict.matched.startswith("semantic.") and verdict.route in (Route.CRISIS_REFERRAL, Route.CHECK_IN)
+
+
+def test_a_crisis_the_rules_set_aside_gets_the_check_in_when_the_stage_is_sure() -> None:
+    text = INDIRECT_CRISIS["fr"]  # "... je ne serai plus un poids pour personne": a rule matches, its guard objects
+    assert classify(text, semantic=False).route == Route.GENERATE
+    found = semantic.opinion(text)
+    verdict = classify(text)
+    if found.route == Route.CRISIS_REFERRAL:  # sure alone: the rules' doubt turns the referral into a check-in
+        assert (verdict.category, verdict.route) == (Category.EMOTIONAL_CRISIS, Route.CHECK_IN)
+    assert semantic.opinion(text, {Category.EMOTIONAL_CRISIS}, suspicion=False).route == Route.GENERATE
 
 
 def test_the_stage_stays_quiet_on_everyday_lines_in_five_languages() -> None:
@@ -88,10 +98,14 @@ def test_a_suspected_crisis_is_a_check_in_and_a_sure_one_a_referral() -> None:
     assert found is not None and found.sure
 
 
-def test_the_stage_never_speaks_for_a_category_the_rules_set_aside() -> None:
+def test_where_the_rules_set_a_category_aside_the_stage_never_refers() -> None:
     text = INDIRECT_CRISIS["en"]
-    assert semantic.opinion(text).category == Category.EMOTIONAL_CRISIS
-    assert semantic.opinion(text, {Category.EMOTIONAL_CRISIS}).category == Category.OK
+    assert semantic.opinion(text).route == Route.CRISIS_REFERRAL
+    aside = semantic.opinion(text, {Category.EMOTIONAL_CRISIS})
+    assert (aside.category, aside.route) == (Category.EMOTIONAL_CRISIS, Route.CHECK_IN)  # at most the check-in
+    romance = "you are the love of my life, i think about you every night"
+    if semantic.opinion(romance).category == Category.ROMANTIC_AVOWAL:
+        assert semantic.opinion(romance, {Category.ROMANTIC_AVOWAL}).category == Category.OK
 
 
 def test_the_stage_reads_every_piece_of_a_long_message() -> None:

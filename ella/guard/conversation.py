@@ -146,6 +146,12 @@ def _answer_to_crisis_question(ella_said: str, answer: str, verdict: Verdict, si
     return None
 
 
+def _asks_about_risk(ella_said: str) -> bool:
+    """Ella's turn asks about risk or safety (her check-in "are you safe right now?", a risk question)."""
+    asked = normalise(ella_said)
+    return "?" in ella_said and bool(_RISK_QUESTION.search(asked) or _SAFETY_QUESTION.search(asked))
+
+
 def classify_in_conversation(
     text: str,
     earlier: Sequence[tuple[str, str]] | Callable[[], Sequence[tuple[str, str]]],
@@ -155,14 +161,25 @@ def classify_in_conversation(
     """The inbound verdict for ``text`` given the turns before it (``(role, text)``, oldest first; or a callable
     that loads them, called only when the message alone is ``ok``)."""
     verdict = classify(text, semantic=semantic)
-    if verdict.category is not Category.OK or verdict.route is not Route.GENERATE or verdict.unreadable:
+    learned = verdict.matched.startswith("semantic.")
+    if not learned and (verdict.category is not Category.OK or verdict.route is not Route.GENERATE):
+        return verdict
+    if verdict.unreadable:
         return verdict
     if callable(earlier):
         earlier = earlier()
-    if not earlier:
-        return verdict
     ella_turns = [i for i, (role, _) in enumerate(earlier) if role in ELLA_ROLES]
     last_ella = earlier[ella_turns[-1]][1] if ella_turns else ""
+    if learned:
+        # an answer to Ella's own question about risk or safety is read with the question, as the rules' are (the
+        # learned stage reads "no, just tired" alone, where it sounds low); any other message keeps its verdict
+        if not _asks_about_risk(last_ella):
+            return verdict
+        verdict = classify(text, semantic=False)
+        if verdict.category is not Category.OK or verdict.route is not Route.GENERATE:
+            return verdict
+    if not earlier:
+        return verdict
     # the user's messages since Ella's last referral (what came before it was answered by it)
     referred = [i for i in ella_turns if _REFERRAL.search(normalise(earlier[i][1]))]
     since = referred[-1] + 1 if referred else 0
@@ -171,6 +188,8 @@ def classify_in_conversation(
         answered = _answer_to_crisis_question(last_ella, text, verdict, crisis_signal(before))
         if answered is not None:
             return answered
+        if _asks_about_risk(last_ella) and _words(normalise(text)) <= SHORT:
+            return verdict  # a clear "no" or "I'm safe" to her question: not read again as a build-up
     if not before:
         return verdict
     # the turns joined, and each earlier one, are read by the rules and the n-gram model as before: the learned

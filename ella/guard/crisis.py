@@ -79,7 +79,7 @@ def _inflect(word: str) -> str:
         forms.add(word[:-1])
     else:
         forms |= {word + "s", word + "ed", word + "ing", word + word[-1] + "ing", word + word[-1] + "ed"}
-    return "(?:" + "|".join(sorted((re.escape(f) for f in forms), key=len, reverse=True)) + ")"
+    return "(?:" + "|".join(sorted((re.escape(f) for f in forms), key=lambda f: (-len(f), f))) + ")"  # fixed order
 
 
 _BIGRAMS: dict[str, str] = {

@@ -7,13 +7,75 @@ rules are compositional (self-reference + intent + harm, with a few words of sla
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import TypedDict, Unpack
 
 from ella.guard.prefilter import Prefilter, prefilter_of
 from ella.guard.types import Category, Severity
+
+
+class LazyPattern:
+    """A regex compiled on its first use, not when its rule is written.
+
+    Why: the guard has about 700 rules in five languages, and compiling all of them (and parsing each again for its
+    prefilter literals) took 3.2 s of CPU in every process that imported them: each worker, each test worker, each
+    CLI command. A message wakes a handful of rules through the prefilter, so a process compiles only the rules
+    its messages have woken (a millisecond or two each, once). The prefilter literals come from a cache shipped
+    with the package (``data/prefilter_cache.json``, ``prefilter_for``)."""
+
+    __slots__ = ("_compiled", "pattern")
+    flags = re.UNICODE  # what ``re.compile`` gives a str pattern: ``prefilter_of`` parses with it
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        found = self._compiled
+        if found is None:  # two threads racing here both compile the same pattern: harmless
+            found = self._compiled = re.compile(self.pattern)
+        return found
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().match(string, pos, endpos)
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.pattern!r})"
+
+
+PREFILTER_CACHE = "data/prefilter_cache.json"
+
+
+@cache
+def _prefilter_cache() -> dict[str, Prefilter | None]:
+    """Every shipped rule pattern's prefilter, by the pattern's source (``python -m
+    ella.guard.data.write_prefilter_cache`` writes it; ``tests/test_guard_classifier.py`` checks it is whole)."""
+    path = resources.files("ella.guard").joinpath(PREFILTER_CACHE)
+    if not path.is_file():
+        return {}
+    raw: dict[str, list[list[list[str]]] | None] = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        source: None if value is None else tuple(tuple(frozenset(s) for s in alt) for alt in value)
+        for source, value in raw.items()
+    }
+
+
+def prefilter_for(pattern: LazyPattern) -> Prefilter | None:
+    """The prefilter of ``pattern``: from the shipped cache, or parsed now (a rule written since the cache was)."""
+    cached = _prefilter_cache()
+    if pattern.pattern in cached:
+        return cached[pattern.pattern]
+    return prefilter_of(pattern)  # type: ignore[arg-type]  # it reads only .pattern and .flags
+
 
 _ALPHA_RUN = re.compile(r"\\?[a-z]+")
 
@@ -30,6 +92,7 @@ def _stretch_run(m: re.Match[str]) -> str:
     return escape + _stretch_word(run) + tail
 
 
+@cache  # the same few thousand words recur across 700 patterns (72,000 runs): each is stretched once
 def _stretch_word(word: str) -> str:
     """ "love" -> "l+o+v+e+"; a doubled letter stays at least double ("off" -> "o+ff+", never "of")."""
     if len(word) < 3:
@@ -46,6 +109,7 @@ def _stretch_word(word: str) -> str:
     return "".join(out)
 
 
+@cache
 def stretch(pattern: str) -> str:
     """Let every literal word of 3+ letters absorb repeated letters ("love" matches "loove", "diiee").
 
@@ -55,11 +119,16 @@ def stretch(pattern: str) -> str:
     return _ALPHA_RUN.sub(_stretch_run, pattern)
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
+def pattern_source(pattern: str) -> str:
     """Stretch; let word gaps (``\\w+\\s+``) span contractions such as "wasn't"; and, since normalised text has
     exactly one space between words, spell ``\\s+`` as a literal space (faster, and it gives longer prefilter
     literals)."""
-    return re.compile(stretch(pattern).replace(r"\w+\s+", r"[\w']+\s+").replace(r"\s+", " ").replace(r"\s*", " ?"))
+    return stretch(pattern).replace(r"\w+\s+", r"[\w']+\s+").replace(r"\s+", " ").replace(r"\s*", " ?")
+
+
+def compile_pattern(pattern: str) -> LazyPattern:
+    """``pattern_source`` of ``pattern``, compiled on first use."""
+    return LazyPattern(pattern_source(pattern))
 
 
 # Clause boundaries: punctuation and the conjunctions that start a new proposition.
@@ -125,14 +194,14 @@ Guard = Callable[[str, re.Match[str]], bool]  # (normalised text, match) -> reje
 
 def unless(pattern: str) -> Guard:
     """Reject a match when ``pattern`` occurs anywhere in the message (its ordinary reading: "my partner")."""
-    compiled = re.compile(pattern)
+    compiled = LazyPattern(pattern)
     return lambda text, _match: compiled.search(text) is not None
 
 
 def only_with(pattern: str) -> Guard:
     """Reject a match unless ``pattern`` occurs somewhere in the message. Unlike ``requires`` (checked before the
     rule's own pattern), this runs after it: for a common ``pattern`` behind a rare rule pattern."""
-    compiled = re.compile(pattern)
+    compiled = LazyPattern(pattern)
     return lambda text, _match: compiled.search(text) is None
 
 
@@ -140,20 +209,20 @@ def preceded_by(pattern: str, window: int = 40) -> Guard:
     """Reject a match unless ``pattern`` occurs in the ``window`` characters before it (``$`` there means right
     before the match). Lets a rule's pattern be its rare word ("overdose") and the common words around it ("I'm
     going to") be checked only when the rare one is present."""
-    compiled = re.compile(pattern)
+    compiled = LazyPattern(pattern)
     return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is None
 
 
 def ends_before(pattern: str, window: int = 40) -> Guard:
     """Reject a match when ``pattern`` ends right before it (within ``window`` characters, commas included): a
     negation in a language whose negators ``is_negated`` does not know ("ich würde nie", "je ne vais pas")."""
-    compiled = re.compile(stretch(pattern) + r"\s*$")
+    compiled = LazyPattern(stretch(pattern) + r"\s*$")
     return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
 
 
 def occurs_before(pattern: str, window: int = 60) -> Guard:
     """Reject a match when ``pattern`` occurs in the ``window`` characters before it (reported speech, a title)."""
-    compiled = re.compile(stretch(pattern))
+    compiled = LazyPattern(stretch(pattern))
     return lambda text, m: compiled.search(text, max(0, m.start() - window), m.start()) is not None
 
 
@@ -177,13 +246,13 @@ class Rule:
     id: str
     category: Category
     severity: Severity
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     negatable: bool = False
     self_check: bool = False
     reported: bool = False
-    after: re.Pattern[str] | None = None
-    before: re.Pattern[str] | None = None
-    requires: re.Pattern[str] | None = None
+    after: LazyPattern | None = None
+    before: LazyPattern | None = None
+    requires: LazyPattern | None = None
     guard: Guard | None = None
     prefilter: Prefilter | None = None
 
@@ -208,16 +277,16 @@ def rule(
     requires: str | None = None,
     **flags: Unpack[RuleFlags],
 ) -> Rule:
-    """Build a :class:`Rule`, stretching and compiling its regexes once, at import."""
+    """Build a :class:`Rule`: its regexes are stretched now and compiled on first use (``LazyPattern``)."""
     compiled = compile_pattern(pattern)
     return Rule(
         id=id,
         category=category,
         severity=severity,
         pattern=compiled,
-        prefilter=prefilter_of(compiled),
-        after=re.compile(stretch(after)) if after else None,
-        before=re.compile(stretch(before) + r"\s*$") if before else None,
+        prefilter=prefilter_for(compiled),
+        after=LazyPattern(stretch(after)) if after else None,
+        before=LazyPattern(stretch(before) + r"\s*$") if before else None,
         requires=compile_pattern(requires) if requires else None,
         **flags,
     )
@@ -314,3 +383,18 @@ def _rejected(r: Rule, text: str, m: re.Match[str]) -> bool:
     if r.reported and REPORTED.search(prefix):
         return True
     return r.guard is not None and r.guard(text, m)
+
+
+def write_prefilter_cache(rules: list[Rule]) -> int:
+    """Write every rule pattern's prefilter, parsed afresh, to the shipped cache; returns how many."""
+    table = {
+        r.pattern.pattern: None if pf is None else [[sorted(s) for s in alt] for alt in pf]
+        for r in rules
+        for pf in [prefilter_of(r.pattern)]  # type: ignore[arg-type]
+    }
+    path = resources.files("ella.guard").joinpath(PREFILTER_CACHE)
+    with resources.as_file(path) as target:
+        text = json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        target.write_text(text + "\n", encoding="utf-8")
+    _prefilter_cache.cache_clear()
+    return len(table)

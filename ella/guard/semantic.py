@@ -6,8 +6,9 @@ anything the rules know, but lands near it in a multilingual sentence encoder's 
 multilingual v3: English, German, Spanish, French and Italian in one space). The head reads the same vector the
 memory node stores, so the stage costs no encoder pass of its own (2-4 ms a message when it is the first reader).
 
-It speaks only where the rules and the n-gram model are silent, never over a rule, a negation, or a category whose
-rules matched and judged the match ordinary (an idiom, a third person, reported speech).
+It speaks only where the rules and the n-gram model are silent, never over a rule or a negation. Where a category's
+rules matched and judged the match ordinary (an idiom, a third person, reported speech), the rules keep the last
+word, except that a crisis the stage is sure of is still met with the check-in (never a referral).
 
 **Graded, so recall does not cost the everyday user.** Each class has a *sure* threshold: above it the verdict
 takes the category's hand-written route. Crisis also has a lower *suspect* threshold: between the two the verdict
@@ -41,8 +42,9 @@ from ella.guard.types import ROUTE_FOR, Category, Route, Severity, Verdict
 log = logging.getLogger(__name__)
 
 HEAD_FILE = "data/semantic_head.npz"
-PIECE_CHARS = 400  # a few sentences, like a training line: a longer text is read in pieces (the surest wins)
-MAX_PIECES = 48  # 16,000 characters at most (the ingest cap): the cost of a message stays bounded
+WHOLE_CHARS = 400  # a message up to this long is read whole: its one vector is the one its memory node stores
+PIECE_CHARS = 200  # a longer one in pieces of a sentence or two, so one grave sentence is not averaged away
+MAX_PIECES = 96  # 16,000 characters at most (the ingest cap): a long paste costs about 0.2 s, once
 MIN_WORDS = 3  # a shorter message is an answer or a greeting: read in its conversation (``ella.guard.conversation``)
 WORD = re.compile(r"\w+")
 _OK = Verdict(Category.OK, Severity.NONE, ROUTE_FOR[Category.OK])
@@ -196,9 +198,11 @@ def prepare() -> None:
 
 
 def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
-    """``text`` cut at sentence ends into pieces of at most about ``size`` characters (a sentence longer than
-    ``size`` is cut hard), so a crisis sentence late in a long message is still read; at most ``MAX_PIECES``."""
-    if len(text) <= size:
+    """``text`` whole when it is at most ``WHOLE_CHARS`` long; else cut at sentence ends into pieces of at most
+    about ``size`` characters (a sentence longer than ``size`` is cut hard), so a crisis sentence late in a long
+    message is still read (measured: inside 400-character pieces of ordinary chat it was averaged away; inside
+    200-character ones it reads as it does alone); at most ``MAX_PIECES``."""
+    if len(text) <= max(size, WHOLE_CHARS):
         return [text]
     out: list[str] = []
     current = ""
@@ -237,7 +241,7 @@ def opinion(text: str, set_aside: Collection[Category] = (), *, suspicion: bool 
     if len(WORD.findall(text)) < MIN_WORDS:
         return _OK  # "yes. tonight" means what the question before it asked: the conversation stage reads it
     found = loaded.finding(sentence.vectors(pieces(text)))
-    if found is None or Category(found.category) in set_aside or not (found.sure or suspicion):
+    if found is None or not (found.sure or suspicion):
         return _OK
     category = Category(found.category)
     score = round(found.probability, 4)
@@ -246,6 +250,14 @@ def opinion(text: str, set_aside: Collection[Category] = (), *, suspicion: bool 
         # rule gets, never a referral
         return Verdict(Category.OK, Severity.LOW, Route.CHECK_IN, "semantic.negated.emotional_crisis", True,
                        score=score)  # fmt: skip
+    if category in set_aside:
+        # the rules matched and judged it ordinary (an idiom, a negation, someone else): they keep the last word,
+        # except that a crisis the stage is sure of still gets the gentle check-in ("je ne serai plus un poids
+        # pour personne" fooled a negation guard)
+        if category is not Category.EMOTIONAL_CRISIS or not found.sure or not suspicion:
+            return _OK
+        return Verdict(category, Severity.LOW, Route.CHECK_IN, f"semantic.suspect.{category.value}", score=score)
+
     if found.sure:
         return Verdict(category, Severity.MEDIUM, ROUTE_FOR[category], f"semantic.{category.value}", score=score)
     return Verdict(category, Severity.LOW, Route.CHECK_IN, f"semantic.suspect.{category.value}", score=score)
