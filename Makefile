@@ -13,7 +13,7 @@ SEMANTIC := $(VENV)/.semantic-stamp
 # tests in one process.
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test test-fast lint bench chaos install browser clean
+.PHONY: demo test test-fast test-durations lint bench chaos install browser clean
 
 ## Installs go through uv, pinned, into the project's .venv: it resolves and links from its cache in seconds where
 ## pip took 21 s for the demo's dependencies alone on this machine (uv 3 s, and 6 s for every test dependency). The
@@ -75,6 +75,11 @@ lint: $(STAMP)
 test: $(STAMP) $(SEMANTIC) browser lint
 	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; \
 	  $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+
+## Where the suite's time goes: the whole suite, then its 20 slowest tests (pytest's --durations).
+test-durations: $(STAMP) $(SEMANTIC)
+	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; \
+	  $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -q --durations=20 $(PYTEST_ARGS)
 
 ## The pure domain tests in seconds, with no services: a Redis URL that answers nothing proves none is used.
 test-fast: $(STAMP)

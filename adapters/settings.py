@@ -96,6 +96,13 @@ class Settings(BaseSettings):
     )
 
     max_message_chars: int = Field(16_000, ge=1, description="Longer user texts are dead-lettered.")
+    wait_ceiling_s: float = Field(
+        300.0,
+        gt=0,
+        description="`ella demo` and `ella chat`: how long to wait for their worker to be ready and for each reply "
+        "before giving up. They wait on the worker's answer and the reply itself, never a fixed time: on a loaded "
+        "machine a worker's start (the guard, the sentence encoder) can take a minute.",
+    )
 
     visibility_timeout_s: int = Field(3600, ge=5, description="Broker redelivers an unacked task after this.")
     task_time_limit_s: int = Field(600, ge=2, description="Hard limit: the child is killed after this.")

@@ -32,7 +32,7 @@ def chat_loop(console: Console, user_id: str, start_worker: bool) -> int:
             message_id = f"chat-{session}-{n}"
             enqueue_message(message_id=message_id, user_id=user_id, text=text, sent_at=datetime.now(UTC))
             try:
-                entry = wait_for_reply(reader, message_id, timeout=60)
+                entry = wait_for_reply(reader, message_id, timeout=get_settings().wait_ceiling_s)
             except TimeoutError:
                 console.print("[red]no reply within 60 s: is a worker running on the inbound queue?[/]")
                 continue

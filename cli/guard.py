@@ -25,7 +25,9 @@ def guard_classify() -> None:
 @guard_cli.command("eval")
 def guard_eval(
     path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSON lines: text, label"),
-    semantic: bool = typer.Option(False, "--semantic", help="With the sentence-model stage (the \\[semantic] extra)."),
+    semantic: bool = typer.Option(
+        True, "--semantic/--no-semantic", help="With the learned stage (the default), or the rules and n-gram model."
+    ),
 ) -> None:
     """Recall per category and the false-positive rate on a labelled file; the last line is JSON."""
     from functools import partial

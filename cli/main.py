@@ -327,12 +327,32 @@ cli.add_typer(memory_cli, name="memory")
 
 
 @memory_cli.command("reembed")
-def memory_reembed(page: int = typer.Option(500, min=1, help="Nodes per task run.")) -> None:
+def memory_reembed(
+    page: int = typer.Option(500, min=1, help="Nodes per task run."),
+    status: bool = typer.Option(False, "--status", help="Only show how many memories are still to re-embed."),
+) -> None:
     """Queue ella.reembed_memories: every node whose vector is of another model than ELLA_EMBEDDER's is embedded
-    again, a page per run, on the batch queue (progress in the worker's log and each run's result)."""
+    again, a page per run, on the batch queue (progress in the worker's log, each run's result and ``--status``).
+    Resumable and idempotent: a run takes the nodes still of another model, so a second queueing or a crash
+    re-embeds nothing twice and loses nothing."""
     from adapters.settings import get_settings
     from workers.app import app
     from workers.routing import TaskName, queue_for
+
+    if status:
+        from sqlalchemy import func, select
+
+        from adapters.db import session_scope
+        from ella.embeddings import make_embedder
+        from models.memory import MemoryNode, count_other_models
+
+        model_id = make_embedder(get_settings().embedder).model_id
+        with session_scope() as session:
+            total = int(session.scalar(select(func.count()).select_from(MemoryNode)) or 0)
+            left = count_other_models(session, model_id)
+        done = total - left
+        typer.echo(f"{done} of {total} memories are {model_id} vectors ({left} to re-embed)")
+        return
 
     result = app.send_task(
         str(TaskName.REEMBED_MEMORIES),

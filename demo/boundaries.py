@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from rich.console import Console
 
+from adapters.settings import get_settings
 from demo.stack import wait_for_reply
 from gateway.client import enqueue_message, outbox_reader
 from workers.sending import send_ingest
@@ -31,12 +32,12 @@ def play_boundaries(console: Console, run: str) -> None:
     now = datetime.now(UTC)
     crisis_id = f"demo-{run}-casey-1"
     enqueue_message(message_id=crisis_id, user_id=user_id, text=CRISIS, sent_at=now)
-    reply = wait_for_reply(reader, crisis_id, timeout=30)
+    reply = wait_for_reply(reader, crisis_id, timeout=get_settings().wait_ceiling_s)
     console.print(f"[cyan]{user_id}:[/] {CRISIS}")
     console.print(f"[magenta]ella:[/] {reply.text}  [dim]({reply.route}, {reply.category}: no model call)[/]")
     malformed_id = f"demo-{run}-casey-2"
     send_ingest({"message_id": malformed_id, "user_id": user_id, "text": 42, "sent_at": now.isoformat()})
-    refused = wait_for_reply(reader, malformed_id, timeout=30)
+    refused = wait_for_reply(reader, malformed_id, timeout=get_settings().wait_ceiling_s)
     console.print(
         f"a payload whose text is a number: [yellow]{refused.kind}[/] ({refused.code}) for {refused.in_reply_to}, "
         "dead-lettered with its reason, never retried"

@@ -67,7 +67,7 @@ def run_demo(console: Console | None = None, name: str = "sam") -> int:
             message_id = f"demo-{run}-{day}-{hhmm}"
             t0 = time.perf_counter()
             enqueue_message(message_id=message_id, user_id=user_id, text=text, sent_at=sent_at)
-            entry = wait_for_reply(reader, message_id, timeout=30)
+            entry = wait_for_reply(reader, message_id, timeout=settings.wait_ceiling_s)
             ms = (time.perf_counter() - t0) * 1000
             latencies.append(ms)
             console.print(f"[dim]{hhmm}[/] [cyan]{user_id}:[/] {text}")

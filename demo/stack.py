@@ -77,7 +77,10 @@ def running_stack(console: Console, settings: Settings, concurrency: int = 2) ->
     try:
         from workers.app import app
 
-        worker.wait_ready(app)
+        ceiling = settings.wait_ceiling_s
+        console.print(f"[dim]waiting for the worker to answer a ping (it loads the guard and the sentence encoder "
+                      f"first); up to {ceiling:g} s (ELLA_WAIT_CEILING_S)[/]")  # fmt: skip
+        worker.wait_ready(app, timeout=ceiling)
         console.print(f"[dim]worker {worker.hostname} ready (prefork, {concurrency} processes; log: {log_path})[/]")
         yield Stack(settings, worker)
     finally:

@@ -218,3 +218,23 @@ def test_the_conversation_reads_the_answer_to_the_suspicion_check_in(lang: str) 
             "fr": "oui ça va, juste fatigué", "it": "sì, sto bene, solo stanco"}  # fmt: skip
     assert classify_in_conversation(unsafe[lang], earlier).category == Category.EMOTIONAL_CRISIS
     assert classify_in_conversation(safe[lang], earlier).category == Category.OK
+
+
+def test_a_message_the_encoder_cannot_read_gets_the_safe_fallback_offline_and_the_models_reading_otherwise() -> None:
+    payload = IngestPayload(message_id="m-3", user_id="u-1", text="😢😢😢", sent_at=datetime.now(UTC))
+    offline = check_inbound(payload, ReplyPolicy(), lambda: "en_US", model_reads_any_language=False)
+    assert offline is not None and (offline.reply.route, offline.reply.category) == ("fallback", "unreadable")
+    assert check_inbound(payload, ReplyPolicy(), lambda: "en_US", model_reads_any_language=True) is None
+
+
+def test_a_suspected_crisis_is_a_check_in_offline_and_a_hint_to_a_model_that_reads() -> None:
+    from ella.reply import SUSPICION_HINT, read_inbound, suspected
+
+    text = "everything feels pointless and heavy these days"
+    assert suspected(classify(text))  # the premise: the stage suspects a crisis here, without being sure
+    payload = IngestPayload(message_id="m-4", user_id="u-1", text=text, sent_at=datetime.now(UTC))
+    offline, _ = read_inbound(payload, ReplyPolicy(), lambda: "en_US", model_reads_any_language=False)
+    assert offline is not None and offline.reply.route == "canned" and "safe" in offline.reply.text
+    answered, seen = read_inbound(payload, ReplyPolicy(), lambda: "en_US", model_reads_any_language=True)
+    assert answered is None and suspected(seen)  # the model answers, with the hint below in its call
+    assert "safe right now" in SUSPICION_HINT

@@ -55,3 +55,17 @@ def test_reembedding_pages_through_every_node_of_another_model_and_reports_progr
             np.testing.assert_array_equal(
                 np.frombuffer(node.embedding, np.float32), embedder.embed([node.description])[0]
             )
+
+
+def test_the_status_says_how_many_memories_are_left_to_reembed(migrated_db) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import cli
+    from tasks.reembed import reembed_memories
+
+    plant("c", ["the lighthouse", "a red door", "my sister's dog"])
+    before = CliRunner().invoke(cli, ["memory", "reembed", "--status"])
+    assert before.exit_code == 0 and "0 of 3 memories are hashing-ngram-v1-512 vectors (3 to re-embed)" in before.output
+    reembed_memories.apply(kwargs={"page": 2, "chain": False}).get()
+    after = CliRunner().invoke(cli, ["memory", "reembed", "--status"])
+    assert "2 of 3 memories" in after.output and "(1 to re-embed)" in after.output
