@@ -11,15 +11,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.orm import Session, sessionmaker
+
+if TYPE_CHECKING:  # alembic is imported where it runs: importing it cost every process 1.6 s
+    from alembic.config import Config
 
 from adapters.settings import Settings, get_settings
 from models.provenance import use_prompt_engine
@@ -160,6 +159,8 @@ def autocommit_scope(settings: Settings | None = None) -> Iterator[Session]:
 
 
 def alembic_config(settings: Settings | None = None) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(resources.files("migrations")))
     cfg.attributes["database_url"] = (settings or get_settings()).effective_database_url
@@ -167,15 +168,52 @@ def alembic_config(settings: Settings | None = None) -> Config:
 
 
 def upgrade(settings: Settings | None = None, revision: str = "head") -> None:
+    from alembic import command
+
     command.upgrade(alembic_config(settings), revision)
+
+
+def migrations_head() -> str | None:
+    """The head revision of ``migrations/versions``, read from the files' ``revision`` and ``down_revision``
+    assignments (``ast``, no import of the migrations or of alembic: a worker checks this at every start, and
+    alembic's own script directory took over a second of CPU). A history that is not one line (branches, merges)
+    goes to alembic's own reading; ``tests/test_schema.py`` checks the two agree."""
+    import ast
+
+    revisions: dict[str, object] = {}
+    for path in resources.files("migrations").joinpath("versions").iterdir():
+        if not path.name.endswith(".py") or path.name.startswith("__"):
+            continue
+        found: dict[str, object] = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            target: ast.expr
+            if isinstance(node, ast.AnnAssign) and node.value is not None:
+                target, value = node.target, node.value
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            else:
+                continue
+            if isinstance(target, ast.Name) and target.id in ("revision", "down_revision"):
+                found[target.id] = ast.literal_eval(value)
+        if isinstance(found.get("revision"), str):
+            revisions[str(found["revision"])] = found.get("down_revision")
+    parents = set(revisions.values())
+    heads = [r for r in revisions if r not in parents]
+    if len(heads) == 1 and all(p is None or isinstance(p, str) for p in parents):
+        return heads[0]
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def schema_revisions(settings: Settings | None = None) -> tuple[str | None, str | None]:
     """(current revision of the database, head revision of the code)."""
-    head = ScriptDirectory.from_config(alembic_config(settings)).get_current_head()
+    head = migrations_head()
     with get_engine(settings).connect() as conn:
-        current = MigrationContext.configure(conn).get_current_revision()
-    return current, head
+        if not inspect(conn).has_table("alembic_version"):
+            return None, head
+        current = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    return (str(current) if current is not None else None), head
 
 
 def require_current_schema(settings: Settings | None = None) -> None:

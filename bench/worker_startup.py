@@ -43,15 +43,15 @@ from ella.guard.model import load_model
 load_model()
 out["ngram"] = time.process_time() - t
 try:
+    from ella import sentence
     from ella.guard import semantic
     t = time.process_time()
     semantic.head()
     out["head"] = time.process_time() - t
-    from ella import sentence
     t = time.process_time()
     sentence.encoder()
     out["encoder"] = time.process_time() - t
-except ImportError:
+except (ImportError, AttributeError):  # a checkout from before the encoder (issue 33)
     out["head"] = out["encoder"] = 0.0
 print(json.dumps(out))
 """

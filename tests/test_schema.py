@@ -182,3 +182,10 @@ def test_a_worker_refuses_to_start_on_a_schema_that_is_behind(database_url):
     ).start()
     assert worker.proc.wait(60) != 0
     assert "run `ella db upgrade`" in worker.log_tail(50)
+
+
+def test_the_head_read_from_the_migration_files_is_alembics_head() -> None:
+    """The worker's start-up check reads the head without alembic (``db.migrations_head``): it must agree."""
+    from alembic.script import ScriptDirectory
+
+    assert db.migrations_head() == ScriptDirectory.from_config(db.alembic_config()).get_current_head() == "0022"
