@@ -18,6 +18,7 @@ import anthropic
 import pytest
 
 from ella.llm.kinds import KINDS
+from tests.conftest import wait_for
 from tests.support.fake_anthropic import FAILURE_TEXT, PLAIN_ANSWER, FakeAnthropic, estimate_tokens
 
 MODEL = "claude-sonnet-4-6"
@@ -306,7 +307,8 @@ def test_max_in_flight_counts_concurrent_requests(fake: FakeAnthropic) -> None:
         thread.join(timeout=10)
     assert not errors
     assert fake.max_in_flight == 5
-    assert fake.in_flight == 0
+    # the server counts a request out after writing its response, so the client can be back first: wait for it
+    wait_for(lambda: fake.in_flight == 0, 10, what="every request counted out")
 
 
 # -- message batches -----------------------------------------------------------------------------------------
