@@ -6,11 +6,10 @@ STAMP  := $(VENV)/.installed-stamp
 RUNTIME := $(VENV)/.runtime-stamp
 SEMANTIC := $(VENV)/.semantic-stamp
 # Test processes (pytest-xdist). Most tests wait on a worker subprocess, Redis or PostgreSQL, so two processes
-# on two cores halve the wall time. A clean clone's pytest with 2: 16.4 and 22.9 min for 3,581 tests (two runs on
-# the same idle machine), once each test's database was a copy of one migrated per process instead of migrated
-# from empty (24.9 min before); with 3 it took 22.3 min (the workers' start-up CPU then competes). Each has its
-# own queues, stream, key prefix and scratch databases (tests/support/scratch.py). --dist loadfile keeps a file's
-# tests in one process.
+# on two cores halve the wall time. A clean clone's pytest with 2: 16.4 to 22.9 min over the last runs (22.4 min for
+# 3,729 tests after issue 33), each test's database a copy of one migrated per process. Each has its own queues,
+# stream, key prefix and scratch databases (tests/support/scratch.py). --dist loadfile keeps a file's tests in one
+# process.
 PYTEST_WORKERS ?= 2
 
 .PHONY: demo test test-fast test-durations lint bench chaos install browser clean
