@@ -238,3 +238,17 @@ def test_a_suspected_crisis_is_a_check_in_offline_and_a_hint_to_a_model_that_rea
     answered, seen = read_inbound(payload, ReplyPolicy(), lambda: "en_US", model_reads_any_language=True)
     assert answered is None and suspected(seen)  # the model answers, with the hint below in its call
     assert "safe right now" in SUSPICION_HINT
+
+
+def test_the_hint_reaches_the_reply_call_only_when_the_stage_suspects() -> None:
+    from ella.llm.prompts import build_request
+    from ella.reply import SUSPICION_HINT
+
+    variables = {"name": "Sam", "message": "everything feels pointless and heavy these days", "memories": [],
+                 "reflections": "(none yet)", "today": "2026-12-02 (Wednesday)", "known": []}  # fmt: skip
+    hint = SUSPICION_HINT.replace("$name", "Sam")
+    with_hint = build_request("reply", {**variables, "guard_hint": hint}, model="m", tier="live_reply")
+    without = build_request("reply", variables, model="m", tier="live_reply")
+    last = with_hint.messages[-1].blocks[0].text
+    assert hint in last and last.index(hint) < last.index("Sam's message:")  # beside the message, before it
+    assert "safety check" not in without.messages[-1].blocks[0].text

@@ -137,11 +137,6 @@ def _gravity(verdict: Verdict) -> tuple[int, int]:
     return rank, -int(verdict.severity)
 
 
-def sure(verdict: Verdict) -> bool:
-    """Whether the verdict takes a hand-written route other than a check-in (a rule's, or the stage sure)."""
-    return verdict.route not in (Route.GENERATE, Route.CHECK_IN)
-
-
 def _second_opinion(normalised: str, set_aside: set[Category]) -> Verdict:
     """The learned model's verdict when the rules found nothing. It never overrides a rule, a negation, or a
     category whose rules matched and judged the match ordinary (an idiom, a third person, reported speech)."""
