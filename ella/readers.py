@@ -156,8 +156,8 @@ def everyday_lines() -> list[str]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".jsonl"):
             continue
-        ok = [json.loads(line)["text"] for line in entry.read_text(encoding="utf-8").splitlines()
-              if line.strip() and json.loads(line).get("label") == "ok"]  # fmt: skip
+        parsed = [json.loads(line) for line in entry.read_text(encoding="utf-8").splitlines() if line.strip()]
+        ok = [row["text"] for row in parsed if row.get("label") == "ok"]
         step = max(1, len(ok) // EVERYDAY_PER_FILE)
         out.extend(ok[::step][:EVERYDAY_PER_FILE])
     return out

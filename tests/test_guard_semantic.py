@@ -128,7 +128,10 @@ def test_bad_input_always_gets_a_verdict() -> None:
     odd = ("x" * 16_000, "Привет, как дела? 你好 hello ¿qué tal?", "\ud800 lone surrogate", "\x00\x01", "日本語です")
     for text in odd:
         verdict = classify(text)
-        assert verdict.category in set(Category)
+        assert verdict.route in set(Route)  # a verdict, never an exception
+    assert classify(odd[0]).route == Route.GENERATE  # 16,000 letters of nothing: ordinary, read in pieces
+    japanese = classify(odd[4])
+    assert japanese.unreadable and japanese.matched == "language.unreadable"  # outside the five: it says so
 
 
 def test_ellas_own_reply_is_judged_for_romance_only_when_sure_never_for_meeting_a_crisis() -> None:

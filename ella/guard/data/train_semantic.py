@@ -92,16 +92,20 @@ def make_model(kind: str, seed: int = 7) -> LogisticRegression | MLPClassifier:
     return MLPClassifier(hidden_layer_sizes=(256,), alpha=1e-3, max_iter=300, early_stopping=True, random_state=seed)
 
 
+def balanced(index: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """``index`` with each rare class's rows repeated to about the largest class's count (the MLP has no
+    class_weight; the logistic regression balances its own)."""
+    counts = np.bincount(labels[index], minlength=len(CLASSES))
+    reps = np.maximum(1, np.round(counts.max() / np.maximum(counts, 1))).astype(int)
+    return np.concatenate([np.repeat(index[labels[index] == c], reps[c]) for c in range(len(CLASSES))])
+
+
 def out_of_fold(kind: str, x: np.ndarray, labels: np.ndarray) -> np.ndarray:
     oof = np.zeros((len(labels), len(CLASSES)))
     for train, test in StratifiedKFold(n_splits=5, shuffle=True, random_state=7).split(x, labels):
-        weights = None
         model = make_model(kind)
-        if kind == "mlp":  # MLPClassifier has no class_weight: oversample the rare classes to balance them
-            counts = np.bincount(labels[train], minlength=len(CLASSES))
-            reps = np.maximum(1, np.round(counts.max() / np.maximum(counts, 1))).astype(int)
-            train = np.concatenate([np.repeat(train[labels[train] == c], reps[c]) for c in range(len(CLASSES))])
-        model.fit(x[train], labels[train], **({} if weights is None else {"sample_weight": weights}))
+        rows = balanced(train, labels) if kind == "mlp" else train
+        model.fit(x[rows], labels[rows])
         oof[test] = model.predict_proba(x[test])
     return oof
 
@@ -109,11 +113,8 @@ def out_of_fold(kind: str, x: np.ndarray, labels: np.ndarray) -> np.ndarray:
 def fit(kind: str, x: np.ndarray, labels: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     model = make_model(kind)
     index = np.arange(len(labels))
-    if kind == "mlp":
-        counts = np.bincount(labels, minlength=len(CLASSES))
-        reps = np.maximum(1, np.round(counts.max() / np.maximum(counts, 1))).astype(int)
-        index = np.concatenate([np.repeat(index[labels == c], reps[c]) for c in range(len(CLASSES))])
-    model.fit(x[index], labels[index])
+    rows = balanced(index, labels) if kind == "mlp" else index
+    model.fit(x[rows], labels[rows])
     if isinstance(model, LogisticRegression):
         return ((model.coef_.T.astype(np.float32), model.intercept_.astype(np.float32)),)
     return tuple(
