@@ -173,8 +173,8 @@ class MultilingualEmbedder:
     """Universal Sentence Encoder multilingual v3 (512 dimensions, 16 languages) on numpy, one thread.
 
     Why this model (measured by issue 33's author): held-out LoCoMo recall@10 0.737 against 0.734 for the
-    English-only MiniLM and 0.709 for hashing, at about a tenth of MiniLM's CPU (2-4 ms a message warm, one thread), and it reads the
-    five languages the guard serves. Why one thread: a worker child has a core of its own; BLAS threads would
+    English-only MiniLM and 0.709 for hashing, at about a tenth of MiniLM's CPU (2-4 ms a message warm, one
+    thread), and it reads the five languages the guard serves. Why one thread: a worker child has a core of its own; BLAS threads would
     fight the other children for it.
 
     The weights (about 65 MB in memory; the load 0.56 s of CPU once the tokenizer cache exists, 1.9 s without) are
