@@ -174,12 +174,12 @@ class MultilingualEmbedder:
 
     Why this model (measured by issue 33's author): held-out LoCoMo recall@10 0.737 against 0.734 for the
     English-only MiniLM and 0.709 for hashing, at about a tenth of MiniLM's CPU (2-4 ms a message warm, one
-    thread), and it reads the five languages the guard serves. Why one thread: a worker child has a core of its own; BLAS threads would
-    fight the other children for it.
+    thread), and it reads the five languages the guard serves. Why one thread: a worker child has a core of its
+    own; BLAS threads would fight the other children for it.
 
     The weights (about 65 MB in memory; the load 0.56 s of CPU once the tokenizer cache exists, 1.9 s without) are
-    read once per process on construction;
-    a worker constructs it before its pool forks (``workers.app``), so its children share the pages. A text longer
+    read once per process on construction; a worker constructs it before its pool forks (``workers.app``), so its
+    children share the pages. A text longer
     than ``max_chars`` is cut there: a memory's description never needs more, and the cost is linear in length
     (16,000 characters took 400 ms). An empty or blank text gets the zero vector, as the port says.
     """
