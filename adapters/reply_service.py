@@ -25,11 +25,12 @@ from adapters.settings import Settings, get_settings
 from adapters.world_cache import read_world
 from ella.arcs import relationship_block
 from ella.contract import IngestPayload
+from ella.core_profile import profile_items
 from ella.guard.disclosure import DisclosurePolicy
 from ella.ledger.anchors import seed_anchors
 from ella.ledger.brief import world_brief, world_brief_with_ids
 from ella.ledger.consolidation import in_view
-from ella.ledger.rules import USER_SUBJECT, Status, Tier, Writer
+from ella.ledger.rules import Status, Tier, Writer, about_the_user
 from ella.llm.port import ModelPort
 from ella.memory.say import MemoryView
 from ella.profile import window_minutes
@@ -38,7 +39,7 @@ from ella.selflog import recent_thoughts
 from ella.world.tickers import tone_of
 from models.arcs import current_arc_with_id
 from models.chapters import latest_chapter_with_id
-from models.ledger import current, past_view, user_zone
+from models.ledger import WorldFact, current, past_view, user_past_view, user_zone
 from models.memory_view import memory_view
 from models.selflog import recent_entries
 from models.turns import open_conversation_history
@@ -98,8 +99,11 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
         arc_ids: list[int] = []
         # the user's own facts the turn touches, with ids (``in_view`` keeps only theirs): the reply reads the turn
         # for facts against them, extraction folded into its call
-        live = current(session, user_id) if prose else current(session, user_id, USER_SUBJECT)
-        facts = in_view(live, payload.text, payload.sent_at, user_zone(session, user_id))
+        # (one read of every live fact: the user's for the profile and the turn's facts, her world's for the brief
+        # or, on the offline engine, for its rules)
+        live = current(session, user_id)
+        mine = [f for f in live if about_the_user(f.subject)]
+        facts = in_view(mine, payload.text, payload.sent_at, user_zone(session, user_id))
         if prose:
             brief, world_ids = world_brief_with_ids(live, settings.world_brief_max_tokens)
             entries = recent_entries(session, user_id, settings.selflog_in_reply)
@@ -111,9 +115,15 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
             chapter_ids = [chapter_id] if chapter_id is not None else []
         # what used to be true in her world, for a message that asks about its past (no query otherwise)
         past, past_ids = past_view(session, user_id, payload.text, now)
+        # and what used to be true of the user, for a message that asks about their own past
+        own_past, own_past_ids = user_past_view(session, user_id, payload.text, live)
         return ReplyContext(
             world_past=past,
             past_ids=past_ids,
+            profile=profile_items(mine),
+            user_past=own_past,
+            user_past_ids=own_past_ids,
+            canon=[] if prose else [world_values(f) for f in live if not about_the_user(f.subject)],
             history=open_conversation_history(session, user_id, at=payload.sent_at),
             nodes=user_memory(session, user_id, shared_embedder()),
             world_brief=brief,
@@ -126,6 +136,11 @@ def load_reply_context(payload: IngestPayload, now: datetime, prose: bool = True
             chapter_ids=chapter_ids,
             arc_ids=arc_ids,
         )
+
+
+def world_values(fact: WorldFact) -> dict[str, str]:
+    """A fact of her world as the offline engine's rules read it (``ReplyContext.canon``)."""
+    return {"subject": fact.subject, "predicate": fact.predicate, "object": fact.object, "tier": fact.tier}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ is a separate set, used to choose the thresholds; the sealed file is never read 
 
 from __future__ import annotations
 
-INTENTS = ("memory_recall", "memory_forget", "memory_correct", "past_question", "event_over")
+INTENTS = ("memory_recall", "memory_forget", "memory_correct", "past_question", "event_over", "own_past")
 NONE = "none"
 LANGUAGES = ("en", "de", "es", "fr", "it")
 
@@ -345,9 +345,75 @@ PROTOTYPES: dict[str, dict[str, tuple[str, ...]]] = {
             "È andata.",
         ),
     },
+    # The user's own past, asked: "where did I live before?" (their superseded facts answer it, not her world's).
+    "own_past": {
+        "en": (
+            "where did I live before?",
+            "what was my old job?",
+            "where did I use to work?",
+            "what did I do before my current job?",
+            "which city was I living in before I moved?",
+            "remind me where I lived before",
+            "what was my job before this one?",
+            "where was I living last year?",
+            "what did I study before?",
+            "who was my old boss?",
+        ),
+        "de": (
+            "Wo habe ich früher gewohnt?",
+            "Was war mein alter Job?",
+            "Wo habe ich vorher gearbeitet?",
+            "In welcher Stadt habe ich gewohnt, bevor ich umgezogen bin?",
+            "Was habe ich früher beruflich gemacht?",
+            "Erinnerst du dich, wo ich vorher gelebt habe?",
+            "Was war meine letzte Arbeitsstelle?",
+            "Wo war ich letztes Jahr zu Hause?",
+            "Was habe ich früher studiert?",
+            "Wie hieß mein alter Chef?",
+        ),
+        "es": (
+            "¿Dónde vivía yo antes?",
+            "¿Cuál era mi antiguo trabajo?",
+            "¿Dónde trabajaba antes?",
+            "¿En qué ciudad vivía antes de mudarme?",
+            "¿A qué me dedicaba antes?",
+            "Recuérdame dónde vivía antes",
+            "¿Cuál era mi trabajo anterior?",
+            "¿Dónde vivía el año pasado?",
+            "¿Qué estudiaba antes?",
+            "¿Cómo se llamaba mi antiguo jefe?",
+        ),
+        "fr": (
+            "Où est-ce que j'habitais avant ?",
+            "C'était quoi mon ancien travail ?",
+            "Où est-ce que je travaillais avant ?",
+            "Dans quelle ville je vivais avant de déménager ?",
+            "Qu'est-ce que je faisais comme métier avant ?",
+            "Rappelle-moi où j'habitais avant",
+            "Quel était mon emploi précédent ?",
+            "Où est-ce que je vivais l'année dernière ?",
+            "Qu'est-ce que j'étudiais avant ?",
+            "Comment s'appelait mon ancien patron ?",
+        ),
+        "it": (
+            "Dove abitavo prima?",
+            "Qual era il mio vecchio lavoro?",
+            "Dove lavoravo prima?",
+            "In che città vivevo prima di trasferirmi?",
+            "Che lavoro facevo prima?",
+            "Ricordami dove abitavo prima",
+            "Qual era il mio lavoro precedente?",
+            "Dove vivevo l'anno scorso?",
+            "Cosa studiavo prima?",
+            "Come si chiamava il mio vecchio capo?",
+        ),
+    },
     # Hard negatives: close in meaning to a request or an outcome, and neither.
     NONE: {
         "en": (
+            "where do I live?",
+            "what's my job?",
+            "do you know my name?",
             "What colour is your door?",
             "what's your cat called?",
             "what are you reading at the moment?",
@@ -385,6 +451,9 @@ PROTOTYPES: dict[str, dict[str, tuple[str, ...]]] = {
             "my appointment is at three",
         ),
         "de": (
+            "Wo wohne ich?",
+            "Was ist mein Beruf?",
+            "Weißt du, wie ich heiße?",
             "Welche Farbe hat deine Tür?",
             "wie heißt deine Katze?",
             "was liest du gerade?",
@@ -421,6 +490,9 @@ PROTOTYPES: dict[str, dict[str, tuple[str, ...]]] = {
             "Mein Termin ist um drei.",
         ),
         "es": (
+            "¿Dónde vivo?",
+            "¿En qué trabajo?",
+            "¿Sabes cómo me llamo?",
             "¿De qué color es tu puerta?",
             "¿cómo se llama tu gato?",
             "¿qué estás leyendo ahora?",
@@ -457,6 +529,9 @@ PROTOTYPES: dict[str, dict[str, tuple[str, ...]]] = {
             "Mi cita es a las tres.",
         ),
         "fr": (
+            "Où est-ce que j'habite ?",
+            "C'est quoi mon travail ?",
+            "Tu sais comment je m'appelle ?",
             "De quelle couleur est ta porte ?",
             "comment s'appelle ton chat ?",
             "tu lis quoi en ce moment ?",
@@ -493,6 +568,9 @@ PROTOTYPES: dict[str, dict[str, tuple[str, ...]]] = {
             "Mon rendez-vous est à trois heures.",
         ),
         "it": (
+            "Dove abito?",
+            "Che lavoro faccio?",
+            "Sai come mi chiamo?",
             "Di che colore è la tua porta?",
             "come si chiama il tuo gatto?",
             "cosa stai leggendo adesso?",

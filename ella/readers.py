@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ella import sentence
+from ella.core_profile import asks_about_own_past
 from ella.ledger.past import asks_about_the_past
 from ella.memory.say import Ask, SayRequest, read_request
 from ella.reader_prototypes import INTENTS, NONE, rows
@@ -41,6 +42,7 @@ MEMORY_FORGET = "memory_forget"
 MEMORY_CORRECT = "memory_correct"
 PAST_QUESTION = "past_question"
 EVENT_OVER = "event_over"
+OWN_PAST = "own_past"  # a question about the user's own past ("where did I live before?")
 MEMORY_INTENTS = frozenset({MEMORY_RECALL, MEMORY_FORGET, MEMORY_CORRECT})
 
 # The probability an intent needs to be read, chosen on the dev file's tune half.
@@ -50,6 +52,7 @@ THRESHOLDS: dict[str, float] = {
     MEMORY_CORRECT: 0.39,
     PAST_QUESTION: 0.65,
     EVENT_OVER: 0.52,
+    OWN_PAST: 0.6,  # not tuned: no dev lines of its own yet (tests/test_core_profile.py reads each language)
 }
 
 RULE = "rule"
@@ -101,6 +104,8 @@ def by_rule(text: str) -> str | None:
         return {Ask.RECALL: MEMORY_RECALL, Ask.FORGET: MEMORY_FORGET, Ask.CORRECT: MEMORY_CORRECT}.get(asked.ask)
     if asks_about_the_past(text):
         return PAST_QUESTION
+    if asks_about_own_past(text):
+        return OWN_PAST
     if over_by_rule(text):
         return EVENT_OVER
     return None
@@ -293,6 +298,7 @@ __all__ = [
     "MEMORY_INTENTS",
     "MEMORY_RECALL",
     "NONE",
+    "OWN_PAST",
     "PAST_QUESTION",
     "THRESHOLDS",
     "Reading",

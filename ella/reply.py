@@ -34,6 +34,9 @@ from datetime import datetime
 from typing import Any
 
 from ella.contract import IngestPayload
+from ella.core_profile import ProfileItem
+from ella.core_profile import as_variables as profile_variables
+from ella.core_profile import section as profile_section
 from ella.embeddings import Embedder
 from ella.guard import Category, Route, Severity, Verdict, classify
 from ella.guard.conversation import classify_in_conversation
@@ -87,6 +90,14 @@ class ReplyContext:
     # its own section of the volatile input, and the ids of the facts it shows.
     world_past: str = ""
     past_ids: Sequence[int] = ()
+    # Who the user is (``ella.core_profile``: name, home, work, people, languages), always shown in a section of
+    # its own; and, for a message that asks about the user's own past, what used to be true of them.
+    profile: Sequence[ProfileItem] = ()
+    user_past: str = ""
+    user_past_ids: Sequence[int] = ()
+    # Her world's live facts as plain values (subject, predicate, object, tier), for a reader by rule: the offline
+    # engine answers "what's your cat called?" from them (a model reads them as WORLD FACTS, the brief).
+    canon: Sequence[Mapping[str, str]] = ()
     # The ids behind the prose parts, for what the reply saw (``ella.seen``).
     world_ids: Sequence[int] = ()
     selflog_ids: Sequence[int] = ()
@@ -315,10 +326,14 @@ def generate_reply(
         "memories": [node.description for node in memories],
         "reflections": " ".join(t.description for t in thoughts) or "(none yet)",
         "world_past": context.world_past,
+        "profile": profile_section(context.profile),
+        "user_past": context.user_past,
         # For the offline engine's rules (the template shows neither: the model reads the memories above and the
         # world in WORLD FACTS): which memory is from an earlier conversation, and Ella's mood, book, happening.
         "recalled": recall_notes(memories, payload, context.history),
         "world": dict(context.world),
+        "about_user": profile_variables(context.profile),
+        "canon": [dict(fact) for fact in context.canon],
         # The user's facts the turn touches, by id, and their day (the volatile input: they change per turn).
         "today": context.facts.today if context.facts else now.strftime("%Y-%m-%d (%A)"),
         "known": context.facts.known if context.facts else [],
@@ -332,6 +347,8 @@ def generate_reply(
         "facts": list(shown),
         "world": list(context.world_ids),
         "past": list(context.past_ids),
+        "profile": [item.fact_id for item in context.profile],
+        "user_past": list(context.user_past_ids),
         "selflog": list(context.selflog_ids),
         "chapter": list(context.chapter_ids),
         "arc": list(context.arc_ids),

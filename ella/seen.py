@@ -8,7 +8,8 @@ and ``drop`` takes its id out too.
 Sections and what their ids name:
 - ``memories``: memory nodes ranked for the message; ``thoughts``: memory nodes (Ella's newest thoughts);
 - ``facts``: the user's live facts the turn touches; ``world``: the world-brief facts (canon first);
-- ``past``: superseded canon shown because the message asked about her world's past;
+- ``past``: superseded canon shown because the message asked about her world's past; ``profile``: the user's
+  core profile (``ella.core_profile``); ``user_past``: their own superseded facts, for a question about them;
 - ``selflog``: self-log entries; ``chapter``: a story chapter; ``arc``: a relationship arc.
 """
 
@@ -24,6 +25,8 @@ SECTIONS: dict[str, str] = {
     "facts": "fact",
     "world": "fact",
     "past": "fact",
+    "profile": "fact",
+    "user_past": "fact",
     "selflog": "selflog",
     "chapter": "chapter",
     "arc": "arc",

@@ -9,6 +9,8 @@ are operator diagnostics (only what they cost is the user's concern: ``model_usa
 
 The parts (``DOCUMENT_KEYS``), each there because:
 
+- ``core_profile``: who the user is, first (name, home, work, people and pets, languages: ``ella.core_profile``),
+  each item naming the live fact behind it;
 - ``profile`` and ``consent``: the user's row; what the gateway told us of them (zone, locale, windows as
   ``"HH:MM-HH:MM"`` or null) and what they were told or agreed to (the AI disclosure, a minor's break
   reminder, the notifications opt-in, when the preferences were last sent). ``null`` for a user with no row.
@@ -62,6 +64,8 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from ella.core_profile import profile_items
+from ella.ledger.rules import USER_SUBJECT
 from ella.notifications.followups import about_user
 from ella.seen import decode as decode_seen
 from ella.usage import PriceList, Tokens, job_of
@@ -73,7 +77,7 @@ from models.chapters import StoryChapter
 from models.conversation import Conversation
 from models.dead_letter import DeadLetter
 from models.images import ImageAnchorRow
-from models.ledger import FactEvent, WorldFact
+from models.ledger import FactEvent, WorldFact, current
 from models.memory import MemoryNode
 from models.message import InboundMessage
 from models.notifications import NotificationCandidate
@@ -92,6 +96,7 @@ DOCUMENT_KEYS = (
     "version",
     "user_id",
     "exported_at",
+    "core_profile",
     "profile",
     "consent",
     "facts",
@@ -113,7 +118,7 @@ DOCUMENT_KEYS = (
 # Table -> the document key(s) that hold its rows; a table split over two parts names both, comma-separated.
 EXPORTED_TABLES: dict[str, str] = {
     "users": "profile, consent",
-    "world_facts": "facts",
+    "world_facts": "core_profile, facts",
     "world_fact_events": "facts",
     "memory_nodes": "memories, thoughts",
     "conversations": "conversations",
@@ -175,6 +180,7 @@ def export_user(
         "version": VERSION,
         "user_id": user_id,
         "exported_at": _iso(now or utcnow()),
+        "core_profile": _core_profile(session, user_id),
         "profile": _profile(user) if user is not None else None,
         "consent": _consent(user) if user is not None else None,
         "facts": _facts(session, user_id),
@@ -244,6 +250,13 @@ def _window(start: int, end: int) -> str | None:
 
 
 # --- the parts ----------------------------------------------------------------------------------------------
+
+
+def _core_profile(session: Session, user_id: str) -> list[dict[str, Any]]:
+    """Who the user is, first (``ella.core_profile``): each item with the live fact behind it, which ``facts``
+    holds whole with its history."""
+    items = profile_items(current(session, user_id, USER_SUBJECT))
+    return [{"field": i.field, "label": i.label, "value": i.value, "fact_id": i.fact_id} for i in items]
 
 
 def _profile(user: User) -> dict[str, Any]:
@@ -398,8 +411,14 @@ def _outbox(session: Session, user_id: str) -> tuple[list[OutboxRecord], list[di
     records = session.scalars(
         select(OutboxRecord).where(OutboxRecord.user_id == user_id).order_by(OutboxRecord.created_at, OutboxRecord.id)
     ).all()
-    # an earlier export's answer is a copy of this document: exporting it again would nest every export in the next
-    replies = [r for r in records if r.kind != "notification" and not (r.kind == "answer" and r.route == "export")]
+    # an earlier export's answer is a copy of this document: exporting it again would nest every export in the next;
+    # a page of their memory (list, search) is a copy of parts of it, and a memory_changed notice names its ids
+    replies = [
+        r
+        for r in records
+        if r.kind not in ("notification", "memory_changed")
+        and not (r.kind == "answer" and r.route in ("export", "list", "search"))
+    ]
     return replies, [_outbox_record(r) for r in records if r.kind == "notification"]
 
 

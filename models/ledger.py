@@ -49,11 +49,24 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.core_profile import MAX_PAST_LINES, PAST_PREDICATES, asks_about_own_past, past_section
+from ella.core_profile import past_lines as user_past_lines
 from ella.ledger.facts import NewFact as NewFact  # the plain value writers hand in, re-exported here
 from ella.ledger.past import asks_about_the_past, named_subjects, past_lines, section
-from ella.ledger.rules import LIVE, FactConflict, Status, Tier, Writer, check_supersede, check_write, subject_range
+from ella.ledger.rules import (
+    LIVE,
+    USER_SUBJECT,
+    FactConflict,
+    Status,
+    Tier,
+    Writer,
+    about_the_user,
+    check_supersede,
+    check_write,
+    subject_range,
+)
 from ella.provenance import Provenance, by_operator, by_rule, unrecorded
-from ella.readers import PAST_QUESTION, reads_as
+from ella.readers import OWN_PAST, PAST_QUESTION, reads_as
 from models.base import Base, BigId, UTCDateTime, utcnow
 from models.provenance import Provenanced
 from models.user import User
@@ -468,3 +481,36 @@ def past_view(session: Session, user_id: str, text: str, now: datetime) -> tuple
     named_live = [f for f in live if any(f.subject == s or f.subject.startswith(s + ".") for s in subjects)]
     lines = past_lines([*past, *named_live], now)
     return section(lines), [fact_id for fact_id, _ in lines]
+
+
+# --- the user's own past: what used to be true of them, for a question about it (``ella.core_profile``) --------
+
+
+def user_past(session: Session, user_id: str, limit: int = MAX_PAST_LINES) -> list[WorldFact]:
+    """The user's own superseded or retired facts (``user`` and ``user.*``; not their dated events, which the
+    follow-ups and the digest own), the ones that stopped holding last first, at most ``limit``; read-only."""
+    return list(
+        session.scalars(
+            select(WorldFact)
+            .where(
+                WorldFact.user_id == user_id,
+                WorldFact.status.in_(PAST_STATUS_VALUES),
+                _subject_filter(USER_SUBJECT),
+                WorldFact.predicate != "has_upcoming",
+            )
+            .order_by(WorldFact.valid_until.desc().nulls_last(), WorldFact.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def user_past_view(session: Session, user_id: str, text: str, live: Sequence[WorldFact]) -> tuple[str, list[int]]:
+    """The "their own past" section for a message and the ids of the facts in it; ("", []) unless the message asks
+    about the user's own past ("where did I live before?", by the English rule, then by meaning in the five
+    languages) and the ledger holds one. One read, only for such a message; ``live`` is the turn's live facts."""
+    if not asks_about_own_past(text) and not reads_as(text, OWN_PAST):
+        return "", []
+    mine = [f for f in live if about_the_user(f.subject)]
+    stated = [f for f in mine if f.predicate in PAST_PREDICATES]
+    lines = user_past_lines([*user_past(session, user_id), *stated], mine)
+    return past_section(lines), [fact_id for fact_id, _ in lines]

@@ -217,9 +217,12 @@ def what_ella_saw(seen: Any, resolved: dict[tuple[str, int], Any], anchors: set[
 
 def user_context(session: Any, user_id: str, now: datetime | None = None) -> dict[str, Any] | None:
     """Everything the user page shows, loaded in one read-only session; None for an unknown user."""
+    from ella.core_profile import profile_items
+    from ella.ledger.rules import USER_SUBJECT
     from ella.usage import PriceList
     from models import inspect as q
     from models.audit import audit_trail
+    from models.ledger import current
     from models.notifications import grounded_on, user_candidates
     from models.review import open_review_count
     from models.usage import spend_per_user_day
@@ -238,6 +241,7 @@ def user_context(session: Any, user_id: str, now: datetime | None = None) -> dic
     history = q.counter_history(session, user_id, user.importance_trigger_max, CHART_POINTS)
     chains, chain_total = q.fact_chains(session, user_id, CHAINS_SHOWN)
     fact_ids = [f.id for chain in chains for f in chain]
+    core = profile_items(current(session, user_id, USER_SUBJECT))
     candidates = user_candidates(session, user_id, NOTIFICATIONS_SHOWN)
     grounds = {
         c.id: {kind: grounded_on(c.based_on, kind) for kind in ("facts", "self_log", "thoughts")} for c in candidates
@@ -274,6 +278,7 @@ def user_context(session: Any, user_id: str, now: datetime | None = None) -> dic
         "chart": counter_chart(history.points, user.importance_trigger_max),
         "chart_cut": Cut(min(history.drains, CHART_POINTS), history.drains),
         "reflections": history.reflections,
+        "core_profile": core,
         "chains": chains,
         "chains_cut": Cut(len(chains), chain_total),
         "fact_events": q.fact_events(session, user_id, fact_ids),

@@ -207,7 +207,7 @@ def test_an_unknown_user_gets_a_document_with_empty_parts_and_no_profile(migrate
     assert json.loads(json.dumps(doc)) == doc
     assert doc["profile"] is None and doc["consent"] is None
     empty = [key for key in DOCUMENT_KEYS if isinstance(doc[key], list)]
-    assert len(empty) == 12 and all(doc[key] == [] for key in empty)
+    assert len(empty) == 13 and all(doc[key] == [] for key in empty)
     assert doc["notifications"] == {"candidates": [], "sent": []}
     assert doc["model_usage"]["calls"] == 0 and doc["model_usage"]["by_kind"] == []
 

@@ -288,7 +288,10 @@ def test_without_the_section_the_prompt_is_the_one_before_it_existed() -> None:
     assert (without.system, without.messages) == (empty.system, empty.messages)
     # the volatile input, rendered from the template with the variable taken out, is the last turn word for word
     text = (Path(__file__).resolve().parents[1] / "ella" / "prompts" / "reply.md").read_text(encoding="utf-8")
-    before = Template(text.partition(SEPARATOR)[2].strip().replace("$world_past", "").replace("$guard_hint", ""))
+    volatile = text.partition(SEPARATOR)[2].strip()
+    for optional in ("$profile", "$world_past", "$user_past", "$guard_hint"):
+        volatile = volatile.replace(optional, "")
+    before = Template(volatile)
     values = {key: render_value(value) for key, value in VARIABLES.items()}
     assert without.messages[-1].blocks[0].text == before.substitute(values)
     assert PAST_HEADING not in without.messages[-1].blocks[0].text

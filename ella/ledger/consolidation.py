@@ -35,6 +35,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ella.core_profile import clean_value
 from ella.ledger import subjects
 from ella.ledger.extraction import Action, Placement, admissible, fact_from, place
 from ella.ledger.facts import NewFact, StoredFact
@@ -164,7 +165,9 @@ def statements(
 
     A retirement or a no-op names a fact by id and adds nothing, so only adds and updates are judged by
     ``admissible`` (about the user, never Ella as their partner), on what the model said and on where its
-    subject converges.
+    subject converges. A core-profile value (a home, a name, a job) is ended at its clause, and refused (counted
+    with the others) when it is a link or still a sentence (``ella.core_profile.clean_value``): the fact's note
+    says what was cut.
     """
     known = subjects.people(live)
     out: list[Statement] = []
@@ -176,6 +179,14 @@ def statements(
         ):
             refused += 1
             continue
+        if fact.action in ("add", "update"):
+            value, reason = clean_value(new.subject, new.predicate, new.object)
+            if value is None:
+                refused += 1
+                continue
+            if reason:
+                new = replace(new, object=value, note=f"{new.note}; {reason}")
+                fact = fact.model_copy(update={"object": value})
         out.append(Statement(fact, new))
     return out, refused
 

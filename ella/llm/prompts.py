@@ -75,7 +75,7 @@ def render_value(value: Any) -> str:
 # Sections of a kind's volatile input that most turns go without: a caller may leave the variable out, and an
 # absent or empty one renders as "" (the template writes ``$world_past$name's message``), so the prompt of every
 # turn without it is the prompt it was before the section existed. Shown, it is its text and a blank line.
-OPTIONAL_SECTIONS: dict[str, tuple[str, ...]] = {"reply": ("world_past", "guard_hint")}
+OPTIONAL_SECTIONS: dict[str, tuple[str, ...]] = {"reply": ("profile", "world_past", "user_past", "guard_hint")}
 
 
 def optional_section(value: Any) -> str:

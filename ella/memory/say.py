@@ -25,6 +25,8 @@ from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
+from ella.core_profile import profile_items
+
 
 class Ask(StrEnum):
     NONE = "none"
@@ -242,6 +244,14 @@ _PREDICATES = {
     "lives_in": ("you live in {o}", "{w} lives in {o}"),
     "works_as": ("you work as {o}", "{w} works as {o}"),
     "works_at": ("you work at {o}", "{w} works at {o}"),
+    "works_in": ("you work in {o}", "{w} works in {o}"),
+    "studies": ("you study {o}", "{w} studies {o}"),
+    "studies_at": ("you study at {o}", "{w} studies at {o}"),
+    "studies_in": ("you study in {o}", "{w} studies in {o}"),
+    "speaks": ("you speak {o}", "{w} speaks {o}"),
+    "pronouns": ("your pronouns are {o}", "{w}'s pronouns are {o}"),
+    "lived_in": ("you used to live in {o}", "{w} used to live in {o}"),
+    "worked_as": ("you used to work as {o}", "{w} used to work as {o}"),
     "is": ("you are {o}", "{w} is {o}"),
     "is_a": ("you are {o}", "{w} is {o}"),
     "has": ("you have {o}", "{w} has {o}"),
@@ -282,9 +292,12 @@ THOUGHTS_IN_RECALL = 2
 
 
 def recall(view: MemoryView, topic: str = "") -> SayDecision:
-    """What Ella holds about the user, grounded: their facts newest first with the day they said each, then
+    """What Ella holds about the user, grounded: who they are first (their core profile: name, home, work, people,
+    languages; ``ella.core_profile``), then their other facts newest first, each with the day they said it, then
     her newest thoughts with the day of their conversation. Only what the view holds; nothing of her world."""
-    facts = sorted(view.facts, key=lambda f: (f.told_at, f.id), reverse=True)
+    newest = sorted(view.facts, key=lambda f: (f.told_at, f.id), reverse=True)
+    core = {item.fact_id: rank for rank, item in enumerate(profile_items(newest))}
+    facts = sorted(newest, key=lambda f: core.get(f.id, len(core)))  # stable: the rest stay newest first
     thoughts = list(view.thoughts)
     if topic:
         facts = matching_facts(topic, facts)
