@@ -45,6 +45,17 @@ FIELDS: dict[str, str] = {
     "studies_in": "study",
     "speaks": "language",
 }
+# the words a user names a field of their own by ("that's wrong, my name is Jon", "my job is wrong")
+FIELD_WORDS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("name", "called"), ("name",)),
+    **dict.fromkeys(("pronoun", "pronouns"), ("pronouns",)),
+    **dict.fromkeys(("home", "live", "lives", "city", "town", "address"), ("lives_in",)),
+    **dict.fromkeys(("job", "work", "works", "profession", "occupation"), ("works_as", "works_at", "works_in")),
+    **dict.fromkeys(
+        ("study", "studies", "course", "degree", "uni", "university"), ("studies", "studies_at", "studies_in")
+    ),
+    **dict.fromkeys(("language", "languages", "speak"), ("speaks",)),
+}
 ORDER = ("name", "pronouns", "home", "work", "study", "person", "language")
 LABELS = {"name": "name", "pronouns": "pronouns", "home": "lives in", "work": "work", "study": "studies",
           "language": "speaks"}  # fmt: skip
@@ -115,6 +126,11 @@ def is_profile(subject: str, predicate: str, obj: str = "") -> bool:
     if key == USER_SUBJECT:
         return predicate in FIELDS
     return key.count(".") == 1 and relation_of(key) is not None and is_naming(subject, predicate, obj or "X")
+
+
+def own_field_predicates(words: Iterable[str]) -> set[str]:
+    """The predicates of the user's own profile fields that ``words`` name ("name" -> ``name``)."""
+    return {p for w in words for p in FIELD_WORDS.get(w, ())}
 
 
 def profile_items(facts: Iterable[ProfileFact]) -> list[ProfileItem]:

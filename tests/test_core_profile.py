@@ -274,3 +274,37 @@ def test_the_reply_prompt_carries_who_they_are_and_their_past_in_sections_of_the
     assert f"{section(items)}\n\n{past}\n\nJonas's message: where did I live before?" in with_them
     assert "$" not in with_them
     assert "WHO THEY ARE" not in without and "OWN PAST" not in without
+
+
+# --- corrected and forgotten item by item, like any fact -------------------------------------------------------------
+
+HELD = MemoryView(
+    facts=[
+        HeldFact(1, "user", "name", "Jonas", "user_claim", T0),
+        HeldFact(2, "user", "lives_in", "Bremen", "user_claim", T0),
+        HeldFact(3, "user.cat", "name", "Luna", "user_claim", T0),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact_id", "value"),
+    [("that's wrong, my name is Jon", 1, "Jon"), ("actually my cat is called Mia", 3, "Mia")],
+)
+def test_a_profile_item_is_corrected_alone(text: str, fact_id: int, value: str) -> None:
+    from ella.memory.say import decide, read_request
+
+    request = read_request(text)
+    assert request is not None
+    decision = decide(request, HELD)
+    assert decision is not None and decision.correct == (fact_id, value)
+
+
+@pytest.mark.parametrize(("text", "forgotten"), [("forget my cat", (3,)), ("forget that I live in Bremen", (2,))])
+def test_a_profile_item_is_forgotten_alone(text: str, forgotten: tuple[int, ...]) -> None:
+    from ella.memory.say import decide, read_request
+
+    request = read_request(text)
+    assert request is not None
+    decision = decide(request, HELD)
+    assert decision is not None and decision.forget_facts == forgotten

@@ -25,7 +25,7 @@ from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from ella.core_profile import profile_items
+from ella.core_profile import own_field_predicates, profile_items
 
 
 class Ask(StrEnum):
@@ -380,6 +380,9 @@ def correct(view: MemoryView, request: SayRequest) -> SayDecision | None:
     subject_words = _words(request.topic)
     if subject_words:
         candidates = [f for f in view.facts if subject_words <= _words(f.subject.removeprefix("user"))]
+        own = own_field_predicates(subject_words)
+        if not candidates and own:  # "my name", "my home": a field of the user's own profile
+            candidates = [f for f in view.facts if f.subject == "user" and f.predicate in own]
     elif request.old:  # "it's Maya, not Mia": the fact that holds the old value
         candidates = [f for f in view.facts if f.object.casefold() == request.old.casefold()]
     else:
