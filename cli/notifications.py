@@ -98,8 +98,8 @@ def notifications_why(user: str = typer.Argument(..., help="User id.")) -> None:
     from adapters import db
     from adapters.settings import get_settings
     from models.base import utcnow
-    from models.notifications import live_fact_ids, notified_since, waiting_candidates
-    from tasks.notifications import DAY, decision_for, recipient_of, rules_of
+    from models.notifications import waiting_candidates
+    from tasks.notifications import decision_for, page_context, recipient_of, rules_of
 
     now = utcnow()
     with db.autocommit_scope() as session:
@@ -108,14 +108,14 @@ def notifications_why(user: str = typer.Argument(..., help="User id.")) -> None:
             typer.echo(f"nothing to send to {user!r}: no candidate is waiting")
             return
         due = waiting[0]
-        live = live_fact_ids(session, due.fact_ids)
-        sent = notified_since(session, [user], now - DAY).get(user, [])
+    page = page_context([due], now)  # what the dispatcher reads: live facts, recent sends, events over
+    sent = page.sent.get(user, [])
     typer.echo(f"next: candidate {due.id} ({due.kind}) {due.body!r}")
     typer.echo(f"  fresh until {_local(due.fresh_until, due.timezone)}; {len(waiting) - 1} more waiting")
     if due.reason:
         typer.echo(f"  last held back by: {due.reason}")
     try:
-        decision, reason = decision_for(due, recipient_of(due, now, sent), now, live, rules_of(get_settings()))
+        decision, reason = decision_for(due, recipient_of(due, now, sent), now, page, rules_of(get_settings()))
     except Exception as exc:  # an operator's view: say what is wrong with the profile
         typer.echo(f"  cannot decide: {type(exc).__name__}: {exc}")
         raise typer.Exit(1) from exc

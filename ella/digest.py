@@ -21,6 +21,10 @@ Why these rules (issue 13; seed, section 3, and the self-log's second use):
   the user's local day (``fresh_until``), and its text passes the outbound guard: a body that fires is kept as
   a ``skipped`` candidate with the rule named, as a follow-up's is. Sending it is the dispatcher's, under the
   cadence rules.
+* Nothing looks forward to an event the user said is over (``ella.event_over``): a plan that does is not offered
+  (``fresh_plans``), and an answer that does, or cites a plan that does now, is kept as a ``skipped`` candidate
+  with the reason (``stale_reason``), checked against the ledger as it is when the answer comes back (a batch
+  answers hours later). The dispatcher checks once more when it sends.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from ella import event_over
+from ella.event_over import KnownEvents, looks_forward
 from ella.guard import Verdict
 from ella.notifications.followups import NewCandidate, describe, guard_reason
 from ella.notifications.policy import Kind, Status
@@ -111,6 +117,16 @@ def open_fact(row: Any) -> OpenFact:
 def plan_text(description: str) -> str:
     """A planning thought's description without the "For Ella's planning: " it is stored with."""
     return description.removeprefix(PLAN_PREFIX).strip()
+
+
+def fresh_plans(plans: Iterable[Plan], known: KnownEvents) -> list[Plan]:
+    """The plans that do not look forward to an event the user said is over (``known``: the ledger now)."""
+    return [p for p in plans if looks_forward(p.text, known) is None]
+
+
+def stale_reason(text: str, thoughts: Iterable[str], known: KnownEvents) -> str | None:
+    """Why an answer must not be sent: its text, or a plan it cites, looks forward to an event that is over."""
+    return event_over.stale_reason([text, *thoughts], known)
 
 
 # --- who gets a request -------------------------------------------------------------------------------------
@@ -274,11 +290,14 @@ def dedupe_key(user_id: str, day: str) -> str:
     return f"{DEDUPE_PREFIX}{user_id}:{day}"
 
 
-def candidate(user_id: str, reading: Reading, ctx: Mapping[str, Any], verdict: Verdict, now: datetime) -> NewCandidate:
-    """The ``digest`` candidate for a kept answer, with the outbound guard's verdict on its text."""
+def candidate(
+    user_id: str, reading: Reading, ctx: Mapping[str, Any], verdict: Verdict, now: datetime, stale: str | None = None
+) -> NewCandidate:
+    """The ``digest`` candidate for a kept answer, with the outbound guard's verdict on its text; ``stale`` (why it
+    looks forward to an event that is over, ``stale_reason``) keeps it ``skipped`` as a guard fire does."""
     if reading.discarded is not None:
         raise ValueError(f"a discarded answer ({reading.discarded}) makes no candidate")
-    reason = guard_reason(verdict)
+    held = guard_reason(verdict) or stale
     return NewCandidate(
         user_id=user_id,
         kind=Kind.DIGEST,
@@ -289,6 +308,6 @@ def candidate(user_id: str, reading: Reading, ctx: Mapping[str, Any], verdict: V
         fresh_until=fresh_until_of(ctx),
         not_before=now,
         dedupe_key=dedupe_key(user_id, str(ctx["day"])),
-        status=Status.CANDIDATE if reason is None else Status.SKIPPED,
-        reason=reason,
+        status=Status.CANDIDATE if held is None else Status.SKIPPED,
+        reason=held,
     )

@@ -236,6 +236,10 @@ class Due:
     def fact_ids(self) -> list[int]:
         return grounded_on(self.based_on, "facts")
 
+    @property
+    def thought_ids(self) -> list[int]:
+        return grounded_on(self.based_on, "thoughts")
+
 
 @dataclass(frozen=True)
 class Sent:

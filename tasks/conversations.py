@@ -17,10 +17,11 @@ from adapters.db import autocommit_scope, session_scope
 from adapters.embedding_cache import shared_embedder
 from adapters.llm import get_port
 from adapters.settings import get_settings
-from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts
+from ella.memory.conversation_close import chat_node, closing_notes, closing_thoughts, without_stale_plan
 from models.base import utcnow
 from models.conversation import Conversation, close_due
 from models.erasure import is_forgotten, tombstone_key
+from models.event_over import events_of
 from models.memory import MemoryNode, expire_plans_before, insert_node
 from models.turns import conversation_transcript
 from workers import effects, events
@@ -110,6 +111,11 @@ def _close(
             or session.scalars(select(MemoryNode.id).where(MemoryNode.dedupe_key == chat.dedupe_key)).one()
         )  # stored by an earlier delivery
         expire_plans_before(session, user_id, started_at, closed_at)  # "next time" was this conversation
+        known = events_of(session, user_id, closed_at)  # read now: an outcome told during the model call counts
+    notes, stale = without_stale_plan(notes, transcript, user_id, known)
+    if stale is not None:
+        log.info("conversation %s: its plan looks forward to an event that is over, not stored (%s)",
+                 conversation_id, stale)  # fmt: skip
     drafts = closing_thoughts(
         shared_embedder(),
         notes,

@@ -11,6 +11,10 @@ plugs into it on import, and into the Message Batches service:
   (``ella.digest.read_answer``: cited ids that were not offered are dropped, an answer left citing nothing real
   is discarded), runs the outbound guard on its text, and stores at most one candidate for the user's day
   (``add_candidate``, insert-or-nothing on its dedupe key). The dispatcher sends it under the cadence rules.
+
+Both ends read the user's events from the ledger (``models.event_over``) so that nothing looks forward to an
+event the user said is over: the planner offers no plan that does (``ella.digest.fresh_plans``), and the handler
+keeps an answer that does, or that cites a plan that does by now, as a ``skipped`` candidate with the reason.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from sqlalchemy.orm import Session
 from adapters import metrics
 from adapters.model_batches import register_batch_handler
 from ella import digest
+from ella.event_over import NOTHING_KNOWN
 from ella.guard import classify
 from ella.jobs import ChunkPlan, Job, Member, register_job_planner, request_id, zone_of
 from ella.llm.batches import NewBatchItem
@@ -35,6 +40,7 @@ from models import runs
 from models.base import utcnow
 from models.batch import ModelBatchItem, context_of
 from models.boundary import log_verdict
+from models.event_over import events_known, events_of, thought_texts
 from models.notifications import add_candidate
 
 log = logging.getLogger(__name__)
@@ -70,7 +76,9 @@ def plan_digest(session: Session, members: list[Member], now: datetime) -> Chunk
     since = {uid: digest.since_of(marks.get(uid), known[uid][0]) for uid in ids}
     turns = queries.last_turns(session, ids, min(since.values()))
     facts = queries.open_facts(session, ids, now)
-    plans = queries.planning_thoughts(session, ids, now)
+    made = queries.planning_thoughts(session, ids, now)
+    events = events_known(session, made, now)  # only for users with plans: one query, often none
+    plans = {uid: fresh for uid, p in made.items() if (fresh := digest.fresh_plans(p, events.get(uid, NOTHING_KNOWN)))}
     active = [
         m
         for m in candidates
@@ -124,9 +132,15 @@ def apply_digest(session: Session, item: ModelBatchItem, result: ModelResult[Dig
         )  # fmt: skip
         return
     verdict = classify(reading.text, outbound=True)
-    candidate = replace(digest.candidate(item.user_id, reading, ctx, verdict, now), made_by=result.provenance)
+    thoughts = thought_texts(session, reading.cites["thoughts"]).values()
+    stale = digest.stale_reason(reading.text, thoughts, events_of(session, item.user_id, now))
+    made_as = digest.candidate(item.user_id, reading, ctx, verdict, now, stale)
+    candidate = replace(made_as, made_by=result.provenance)
     made = add_candidate(session, candidate, now)
     if made is not None and candidate.status == Status.SKIPPED:
+        if candidate.reason == stale:  # the guard let it pass; it looks forward to an event that is over
+            log.info("digest %s: kept skipped (%s)", item.custom_id, stale)
+            return
         log_verdict(session, verdict, direction=DIRECTION, user_id=item.user_id, message_id=None, text=None)
         metrics.boundary_fire(DIRECTION, verdict)
 

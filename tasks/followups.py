@@ -27,13 +27,14 @@ from adapters.db import autocommit_scope, session_scope
 from adapters.dead_letters import record_dead_letter
 from adapters.llm import get_port
 from adapters.settings import get_settings
-from ella import selflog
-from ella.guard import Verdict, classify
+from ella import event_over, selflog
+from ella.guard import Category, Verdict, classify
 from ella.llm.kinds import NotificationBody
 from ella.llm.types import TransientModelError
 from ella.notifications import followups, generic
 from ella.notifications.policy import Status
 from models.boundary import log_verdict
+from models.event_over import events_of
 from models.ledger import WorldFact
 from models.notifications import add_candidate, open_followups, quiet_users
 from models.selflog import entries_about_user
@@ -65,11 +66,14 @@ def _zone(name: str) -> ZoneInfo:
 
 
 def store(candidate: followups.NewCandidate, verdict: Verdict, now: datetime) -> str:
-    """Store one candidate (once); a skipped one's guard fire goes to the boundary log with it."""
+    """Store one candidate (once); a skipped one's guard fire goes to the boundary log with it (one skipped for
+    an event that is over, ``ella.event_over``, is counted as ``event_over``: no guard fired)."""
     with session_scope() as session:
         made = add_candidate(session, candidate, now)
         if made is None:
             return "known"
+        if candidate.status == Status.SKIPPED and verdict.category == Category.OK:
+            return event_over.HOLD
         if candidate.status == Status.SKIPPED:
             log_verdict(session, verdict, direction=DIRECTION, user_id=candidate.user_id, message_id=None, text=None)
             metrics.boundary_fire(DIRECTION, verdict)
@@ -82,6 +86,7 @@ def followups_for_user(user_id: str, facts: list[tuple[WorldFact, str]], now: da
     counts: Counter[str] = Counter()
     with autocommit_scope() as session:
         entries = followups.grounding(entries_about_user(session, user_id, followups.self_log_since(now)))
+        known = events_of(session, user_id, now)  # a body must not look forward to an event that is over
     thoughts = selflog.recent_thoughts(entries)
     port = get_port()
     for fact, zone in facts:
@@ -99,7 +104,9 @@ def followups_for_user(user_id: str, facts: list[tuple[WorldFact, str]], now: da
             continue
         body = result.value.text.strip()
         verdict = classify(body, outbound=True)
-        candidate = replace(followups.followup_candidate(fact, body, entries, verdict, now), made_by=result.provenance)
+        stale = event_over.stale_reason([body], known)
+        made = followups.followup_candidate(fact, body, entries, verdict, now, stale)
+        candidate = replace(made, made_by=result.provenance)
         counts[store(candidate, verdict, now)] += 1
     return counts
 

@@ -7,7 +7,9 @@ One pass, in this order, and why:
 3. keyset pages of due candidates (``status='candidate' AND not_before <= now``, the partial due index; users
    with nothing due cost nothing), each page read with its users' profiles and open conversations in one query;
    ``ella.notifications.policy.decide`` says send, wait (``not_before`` and ``reason`` set, so ``ella
-   notifications why`` can tell) or end (expired, skipped; a fact superseded or retired since kills it);
+   notifications why`` can tell) or end (expired, skipped; a fact superseded or retired since kills it, and so
+   does a body, or a plan it cites, that looks forward to an event the user has said is over since:
+   ``ella.event_over``, read against the page's users' events in one query, counted ``event_over``);
 4. the page's sends in ONE transaction (``models.notifications.send``: conditional flip, the user's
    ``last_notified_at``, a conversation the notification opens, the outbox record), then, after the commit,
    each record published once, then Ella's memory of it sent (recorded in that commit, ``models.pending_effects``,
@@ -22,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -34,8 +36,19 @@ from adapters.db import autocommit_scope, session_scope
 from adapters.dead_letters import record_dead_letter
 from adapters.publishing import publish
 from adapters.settings import Settings, get_settings
-from ella.notifications.policy import CandidateState, Decision, Recipient, Rules, decide, reason_of, recipient
+from ella.event_over import NOTHING_KNOWN, KnownEvents, stale_reason
+from ella.notifications.policy import (
+    CandidateState,
+    Decision,
+    Hold,
+    Recipient,
+    Rules,
+    decide,
+    reason_of,
+    recipient,
+)
 from models.base import utcnow
+from models.event_over import events_known, thought_texts
 from models.notifications import (
     Due,
     Sent,
@@ -78,25 +91,40 @@ def recipient_of(due: Due, now: datetime, sent_at: Sequence[datetime] = ()) -> R
     )
 
 
-def decision_for(
-    due: Due, user: Recipient, now: datetime, live: set[tuple[str, int]], rules: Rules
-) -> tuple[Decision, str]:
-    """The decision on one candidate and the reason to store if it is held (its rule; the facts that went)."""
+@dataclass(frozen=True)
+class PageContext:
+    """What a page's decisions read beyond the rows (see ``page_context``)."""
+
+    live: set[tuple[str, int]]  # (user id, fact id) of the cited facts still live
+    sent: dict[str, list[datetime]]  # when each recently notified user was notified
+    events: dict[str, KnownEvents] = field(default_factory=dict)  # each user's events, over or live
+    thoughts: dict[int, str] = field(default_factory=dict)  # the cited plans' words
+
+
+def decision_for(due: Due, user: Recipient, now: datetime, page: PageContext, rules: Rules) -> tuple[Decision, str]:
+    """The decision on one candidate and the reason to store if it is held (its rule; the facts that went; the
+    event it looks forward to that is over)."""
     facts = due.fact_ids
-    live_ones = {fact_id for fact_id in facts if (due.user_id, fact_id) in live}
-    decision = decide(CandidateState(due.status, due.fresh_until), user, now, facts, live_ones, rules)
-    return decision, reason_of(decision, facts, live_ones)
+    live_ones = {fact_id for fact_id in facts if (due.user_id, fact_id) in page.live}
+    cited = [page.thoughts[i] for i in due.thought_ids if i in page.thoughts]
+    over = stale_reason([due.body, *cited], page.events.get(due.user_id, NOTHING_KNOWN))
+    decision = decide(CandidateState(due.status, due.fresh_until), user, now, facts, live_ones, rules, over)
+    return decision, reason_of(decision, facts, live_ones, over)
 
 
-def page_context(dues: Sequence[Due], now: datetime) -> tuple[set[tuple[str, int]], dict[str, list[datetime]]]:
-    """What a page's decisions read beyond the rows: live facts (one query) and, only for users notified within
-    the last day, when (one query, usually none)."""
+def page_context(dues: Sequence[Due], now: datetime) -> PageContext:
+    """What a page's decisions read beyond the rows: live facts (one query), the page's users' events and the
+    plans its candidates cite (a query each: a plan written before the user said its event is over is not sent
+    after), and, only for users notified within the last day, when (one query, usually none)."""
     fact_ids = {fact_id for due in dues for fact_id in due.fact_ids}
+    thought_ids = {node_id for due in dues for node_id in due.thought_ids}
     recent = {d.user_id for d in dues if d.last_notified_at is not None and d.last_notified_at >= now - DAY}
     with autocommit_scope() as session:
         live = live_fact_ids(session, fact_ids)
         sent = notified_since(session, recent, now - DAY)
-    return live, sent
+        events = events_known(session, {d.user_id for d in dues}, now)
+        thoughts = thought_texts(session, thought_ids)
+    return PageContext(live, sent, events, thoughts)
 
 
 def memory_source(candidate_id: int) -> str:
@@ -208,14 +236,14 @@ class Pass:
 
     def decide_page(self, dues: Sequence[Due]) -> tuple[list[Due], list[tuple[Due, Decision, str]]]:
         """(to send, held) for one page; a user gets at most one notification per pass."""
-        live, sent = page_context(dues, self.now)
+        page = page_context(dues, self.now)
         users: dict[str, Recipient] = {}
         sends: list[Due] = []
         held: list[tuple[Due, Decision, str]] = []
         for due in dues:
             try:
-                user = users.get(due.user_id) or recipient_of(due, self.now, sent.get(due.user_id, ()))
-                decision, reason = decision_for(due, user, self.now, live, self.rules)
+                user = users.get(due.user_id) or recipient_of(due, self.now, page.sent.get(due.user_id, ()))
+                decision, reason = decision_for(due, user, self.now, page, self.rules)
             except Exception as exc:  # noqa: BLE001 - a bad profile (an unknown zone) fails alone
                 self.failed(due.id, due.user_id, exc, "decide")
                 continue
@@ -230,6 +258,8 @@ class Pass:
                 )
             else:
                 held.append((due, decision, reason))
+                if decision.hold is Hold.EVENT_OVER:  # ended below with the others ("ended"); named in the log
+                    self.counts["event_over"] += 1
             users[due.user_id] = user
         return sends, held
 

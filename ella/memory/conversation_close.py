@@ -5,6 +5,10 @@ as poignant as its most poignant turn), the memo is what Ella takes from it ("El
 thought is what she means to do next ("For Ella's planning: …"), the input of the daily digest. Both thoughts
 cite the chat node. The turns were already perceived and drained the reflection trigger, so the chat node
 drains nothing. Both notes come from one call (``ConversationNote``); a fail-safe is never stored.
+
+A plan that looks forward to an event the user said is over is not stored either (``stale_plan``): the close runs
+after the conversation, so the outcome may already be in the ledger, or only in the transcript it reads
+(``ella.event_over``). The prompt asks for the same, but a model may still write "ask how the interview went".
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from ella.embeddings import Embedder
+from ella.event_over import HOLD, KnownEvents, looks_forward, plan_told_over, reason
 from ella.llm.kinds import ConversationNote, Memo, PlanningThought
 from ella.llm.port import ModelPort
 from ella.memory.nodes import MemoryNodeDraft, Perceptible, Triple, memory_node, thought
@@ -72,6 +77,28 @@ def closing_notes(port: ModelPort, user_id: str, transcript: Sequence[str], toda
         return ClosingNotes(memo=None, plan=None)
     memo, plan = result.value.parts()
     return ClosingNotes(memo=memo, plan=plan, made_by=result.provenance)
+
+
+def stale_plan(notes: ClosingNotes, transcript: Sequence[str], name: str, known: KnownEvents) -> str | None:
+    """Why the closing plan must not be stored (it looks forward to an event that is over: retired in the ledger,
+    ``known``, or told over later in the transcript), or None when it may be."""
+    if notes.plan is None:
+        return None
+    over = looks_forward(notes.plan.plan, known)
+    if over is not None:
+        return reason(over)
+    head = plan_told_over(notes.plan.plan, transcript, name)
+    return None if head is None else f"{HOLD}: told over in this conversation"  # not the event: the user's words
+
+
+def without_stale_plan(
+    notes: ClosingNotes, transcript: Sequence[str], name: str, known: KnownEvents
+) -> tuple[ClosingNotes, str | None]:
+    """The notes to store: the memo always, the plan unless it is stale (``stale_plan``), and why it went."""
+    why = stale_plan(notes, transcript, name, known)
+    if why is None:
+        return notes, None
+    return ClosingNotes(memo=notes.memo, plan=None, made_by=notes.made_by), why
 
 
 def closing_thoughts(

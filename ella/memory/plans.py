@@ -12,7 +12,9 @@ Two moments, and which applies:
 
 And sooner, when what it waits for is already known: once the user tells the outcome of an event and its fact is
 retired (``ella.ledger.consolidation``), a plan to ask how that event went is stale (``about_event``,
-``models.memory.expire_plans_about``), so neither the digest nor a reply asks about an outcome already told.
+``models.memory.expire_plans_about``), so neither the digest nor a reply asks about an outcome already told. A
+plan written after the outcome is never stored, and one written before it is never sent after it: ``ella.event_over``
+(the close, the digest and the dispatcher each check).
 """
 
 from __future__ import annotations

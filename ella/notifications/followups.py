@@ -139,12 +139,19 @@ def guard_reason(verdict: Verdict) -> str | None:
 
 
 def followup_candidate(
-    fact: FollowupFact, body: str, entries: Sequence[SelfLogLike], verdict: Verdict, now: datetime
+    fact: FollowupFact,
+    body: str,
+    entries: Sequence[SelfLogLike],
+    verdict: Verdict,
+    now: datetime,
+    stale: str | None = None,
 ) -> NewCandidate:
-    """The candidate for ``fact`` with the body the model wrote from ``entries`` and the guard's verdict on it."""
+    """The candidate for ``fact`` with the body the model wrote from ``entries`` and the guard's verdict on it;
+    ``stale`` (the body looks forward to an event the user said is over, ``ella.event_over.stale_reason``) keeps it
+    ``skipped`` as a guard fire does."""
     if fact.followup_until is None:
         raise ValueError(f"fact {fact.id} has no follow-up window")
-    reason = guard_reason(verdict)
+    reason = guard_reason(verdict) or stale
     return NewCandidate(
         user_id=fact.user_id,
         kind=Kind.FOLLOWUP,

@@ -15,7 +15,9 @@ daily notifications stop being gifts and start being taxes. So, in the order the
 Rules 4 to 8 hold a candidate back without dropping it: the decision says when to look again (``not_before``),
 so a fresh candidate outside the active hours waits for the next window. Rules 2 and 3 end it. Whether its
 grounds still hold (a fact superseded or retired since) is checked by the caller at send time, with the
-facts in hand: see ``grounds_hold``.
+facts in hand: see ``grounds_hold``. So is whether its words, or the plans it cites, look forward to an event the
+user has said is over since it was made (``ella.event_over``; the caller passes the reason in): such a candidate
+ends ``skipped`` (``event_over``), as one whose grounds went does.
 """
 
 from __future__ import annotations
@@ -52,9 +54,15 @@ class Hold(StrEnum):
     DO_NOT_DISTURB = "do_not_disturb"
     OUTSIDE_ACTIVE_HOURS = "outside_active_hours"
     GROUNDS_GONE = "grounds_gone"
+    EVENT_OVER = "event_over"
 
 
-FINAL = {Hold.EXPIRED: Status.EXPIRED, Hold.NOTIFICATIONS_OFF: Status.SKIPPED, Hold.GROUNDS_GONE: Status.SKIPPED}
+FINAL = {
+    Hold.EXPIRED: Status.EXPIRED,
+    Hold.NOTIFICATIONS_OFF: Status.SKIPPED,
+    Hold.GROUNDS_GONE: Status.SKIPPED,
+    Hold.EVENT_OVER: Status.SKIPPED,
+}
 MINUTES_PER_DAY = 24 * 60
 
 
@@ -202,22 +210,34 @@ def decide(
     based_on_facts: Collection[int],
     live_fact_ids: Collection[int],
     rules: Rules = Rules(),
+    event_over: str | None = None,
 ) -> Decision:
     """``should_send`` with the grounds checked at send time: a candidate that would be sent or would wait, but
-    whose facts are no longer all live, ends ``skipped`` (``grounds_gone``) now rather than waiting to die. A
-    hold that already ends it (expired, notifications off) keeps its own reason."""
+    whose facts are no longer all live, ends ``skipped`` (``grounds_gone``) now rather than waiting to die, and so
+    does one that looks forward to an event that is over (``event_over``: why, from ``ella.event_over``). A hold
+    that already ends it (expired, notifications off) keeps its own reason."""
     decision = should_send(candidate, user, now, rules)
     if decision.hold in (Hold.NOT_A_CANDIDATE, Hold.EXPIRED, Hold.NOTIFICATIONS_OFF):
         return decision
     if not grounds_hold(based_on_facts, live_fact_ids):
         return Decision(False, Hold.GROUNDS_GONE)
+    if event_over is not None:
+        return Decision(False, Hold.EVENT_OVER)
     return decision
 
 
-def reason_of(decision: Decision, based_on_facts: Collection[int] = (), live_fact_ids: Collection[int] = ()) -> str:
-    """The reason stored on a held candidate: the rule's name, and for ``grounds_gone`` the facts that went."""
+def reason_of(
+    decision: Decision,
+    based_on_facts: Collection[int] = (),
+    live_fact_ids: Collection[int] = (),
+    event_over: str | None = None,
+) -> str:
+    """The reason stored on a held candidate: the rule's name, for ``grounds_gone`` the facts that went, for
+    ``event_over`` the event's fact and why it is over (``ella.event_over.reason``)."""
     if decision.hold is None:
         return ""
+    if decision.hold is Hold.EVENT_OVER and event_over:
+        return event_over
     if decision.hold is Hold.GROUNDS_GONE:
         gone = sorted(set(based_on_facts) - set(live_fact_ids))
         return f"{decision.hold.value}: fact {', '.join(map(str, gone))} no longer live"
