@@ -94,6 +94,7 @@ def _sessions(settings: Settings | None, autocommit: bool) -> sessionmaker[Sessi
         # Its Session hooks make every committed world write move the user's world version and drop the cached
         # values; installed wherever a session is made (a CLI process, a script), not only where a read imports
         # the world cache (which imports this module: the hooks live apart from it, below both).
+        import adapters.memory_changes  # likewise: a committed change's notice is published
         import adapters.world_invalidation  # noqa: F401
 
         engine = get_engine_for(url)

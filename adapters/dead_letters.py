@@ -6,7 +6,8 @@ row must still be writable on PostgreSQL, so the payload is JSON with every non-
 The failure channel: a dead letter of a gateway task (``ella.rejections.GATEWAY_TASKS``) also publishes one
 outbox stream entry of kind ``rejected`` (``publish_rejection``): ``code`` from ``ella.rejections.code_for``,
 ``text`` that code's fixed sentence (never the reason, which may quote the payload), ``in_reply_to`` the message
-or request id, ``user_id`` when it can be read and the user was not erased. Published once per request
+or request id, ``task_id`` the Celery task id, ``user_id`` when it can be read and the user was not erased; a
+refused raw item is answered whatever its task (``workers.envelopes``). Published once per request
 (``publish_once`` with a deterministic ``outbox_id``), after the row is written; with Redis down the row is
 still written and the log says the entry was not published. Internal tasks (``ella.perceive``...) publish
 nothing: no gateway waits on them. The log line names the task, the row id and the code, never the reason (a
@@ -15,6 +16,7 @@ reason may quote the payload or name a user; the row has it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -91,7 +93,7 @@ def record_dead_letter(
     kwargs no longer carry it (an erased user's late message: ``workers.events.refuse_if_forgotten``).
     The ``message_id`` column takes a memory request's ``request_id`` when there is no ``message_id``.
     """
-    given_kwargs = kwargs if isinstance(kwargs, dict) else {"_": kwargs}
+    given_args, given_kwargs = args, kwargs if isinstance(kwargs, dict) else {"_": kwargs}
     reason_given = reason
     reason, args, kwargs = unless_erased(reason, args, given_kwargs)
     row = DeadLetter(
@@ -110,7 +112,16 @@ def record_dead_letter(
     metrics.dead_letter(task_name, code)
     log.warning("dead-lettered %s (dead_letters.id=%s): %s", task_name, row_id, code, extra={"task_id": task_id})
     publish_rejection(
-        task_name, task_id, reason_given, row.reason, given_kwargs, in_reply_to=in_reply_to, fallback=str(row_id)
+        task_name,
+        task_id,
+        reason_given,
+        row.reason,
+        given_kwargs,
+        in_reply_to=in_reply_to,
+        # keyed by the row and what it holds: an item with no id at all (not JSON) is one entry per row, and a
+        # row id a database hands out again (restored, or a test's fresh copy) is not taken for the old row
+        fallback=f"{row_id}:{hashlib.sha256(row.payload.encode()).hexdigest()[:16]}",
+        args=given_args,
     )
     return Recorded(row_id, row.reason)
 
@@ -124,23 +135,31 @@ def publish_rejection(
     *,
     in_reply_to: str | None = None,
     fallback: str = "",
+    args: Any = None,
 ) -> str | None:
     """The ``rejected`` stream entry of a gateway task's dead letter, once; its stream id, or None when there is
     none to publish (an internal task, a request answered elsewhere) or Redis is unreachable.
 
     ``reason_kept`` is the row's reason: a user erased meanwhile turns it into ``user_erased``, and then the
     entry carries no user id (an ack or a refusal naming an erased user would be a trace of them). An erasure's
-    own entries never carry one either (its kwarg is ``user``, and it must not be named). An unknown task name
-    is answered too (only a client sends one), its ``task`` the name when it is a plain id.
+    own entries never carry one either (its kwarg is ``user``, and it must not be named). A refused raw item
+    (``rejections.ENVELOPE_CODES``: an unknown task, a malformed envelope, a wrong queue) is answered whatever
+    its task name says, or when none can be read: only something outside Ella pushes one. The entry's
+    ``task_id`` is the Celery task id whenever it is known (a plain id), so a gateway can tell which send
+    failed even when the request's own id cannot be read; ``args``: positional arguments, read for the ids
+    that label the entry when the kwargs lack them (``rejections.labels``).
     """
     code = rejections.code_for(reason_kept)
-    gateway = task_name in rejections.GATEWAY_TASKS or code == "unknown_task"  # only a client sends unknown names
-    if not gateway or rejections.answered_elsewhere(task_name, reason_given, kwargs):
+    refused_item = rejections.code_for(reason_given) in rejections.ENVELOPE_CODES
+    if not (task_name in rejections.GATEWAY_TASKS or refused_item):
         return None
+    if rejections.answered_elsewhere(task_name, reason_given, kwargs):
+        return None
+    ids = rejections.labels(args, kwargs)
     no_user = code == "user_erased" or task_name == rejections.FORGET_USER
-    user_id = "" if no_user else rejections.safe_id(kwargs.get("user_id"), user=True)
+    user_id = "" if no_user else rejections.safe_id(ids.get("user_id"), user=True)
     reply_to = rejections.safe_id(in_reply_to) if in_reply_to is not None else ""
-    reply_to = reply_to or rejections.reply_key(task_name, kwargs, task_id)
+    reply_to = reply_to or rejections.reply_key(task_name, ids, task_id)
     entry = OutboxEntry(
         kind="rejected",
         user_id=user_id,
@@ -151,6 +170,7 @@ def publish_rejection(
         in_reply_to=reply_to,
         created_at=utcnow().isoformat(),
         task=rejections.safe_id(task_name),
+        task_id=rejections.safe_id(task_id),
         code=code,
     )
     try:

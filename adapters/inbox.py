@@ -15,6 +15,13 @@ A worker holds a message (``hold``) while it calls the model for it, so a slow r
 
 Entries are keyed by (user_id, message_id): another user's reuse of a ``message_id`` must not overwrite a
 pending message (the first user's message would be lost with no reply and no dead letter).
+
+The key is the JSON array ``[user_id, message_id]``, in any JSON spelling: Python writes ``["u", "m"]``, every
+other language's default writer ``["u","m"]``, PHP escapes ``/`` as ``\\/``. Only an exact match is removed on publish,
+and a compact key used to stay until the late re-send dead-lettered an answered message (issue 36). So the
+spelling is canonicalised on read: ``forget`` removes every common spelling of the pair at once
+(``spellings``), and the sweep rewrites any other spelling it reads under the canonical key (``entry_key``,
+``adopt``), after which every later step finds it.
 """
 
 from __future__ import annotations
@@ -49,8 +56,70 @@ class InboxKeys:
 
 
 def entry_key(user_id: object, message_id: object) -> str:
-    """One inbox entry: this user's message (JSON, so no id can contain the separator)."""
+    """One inbox entry's canonical key: this user's message (JSON, so no id can contain the separator)."""
     return json.dumps([user_id, message_id], ensure_ascii=True)
+
+
+def spellings(user_id: object, message_id: object) -> list[str]:
+    """The spellings of the pair's key that JSON writers produce by default: the canonical one first, then
+    compact (JavaScript, Go, Java, Rust, C#, Ruby), with non-ASCII written raw, and with ``/`` escaped (PHP)."""
+    out: list[str] = []
+    for separators in ((", ", ": "), (",", ":")):
+        for ensure_ascii in (True, False):
+            text = json.dumps([user_id, message_id], ensure_ascii=ensure_ascii, separators=separators)
+            for spelled in (text, text.replace("/", "\\/")):
+                if spelled not in out:
+                    out.append(spelled)
+    return out
+
+
+def canonical(member: str) -> str:
+    """The canonical key of a member in any JSON spelling of ``[user_id, message_id]``; a member that is not
+    such a pair (an older plain ``message_id`` key, or garbage) is its own key."""
+    try:
+        pair = json.loads(member)
+    except (ValueError, RecursionError):
+        return member
+    if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair):
+        return entry_key(*pair)
+    return member
+
+
+# Move one entry from the spelling a gateway wrote (ARGV[1]) to the canonical key (ARGV[2]) in every inbox key,
+# in one step (a publish between two moves must not find half of it): a value already under the canonical key
+# wins (the client rewrote it); then the old spelling is gone.
+_ADOPT = """
+for i = 1, #KEYS do
+  local kind = redis.call('TYPE', KEYS[i])['ok']
+  if kind == 'hash' then
+    local value = redis.call('HGET', KEYS[i], ARGV[1])
+    if value then
+      redis.call('HSETNX', KEYS[i], ARGV[2], value)
+      redis.call('HDEL', KEYS[i], ARGV[1])
+    end
+  elseif kind == 'zset' then
+    local score = redis.call('ZSCORE', KEYS[i], ARGV[1])
+    if score then
+      redis.call('ZADD', KEYS[i], 'NX', score, ARGV[2])
+      redis.call('ZREM', KEYS[i], ARGV[1])
+    end
+  end
+end
+return 1
+"""
+
+
+def adopt(client: redis.Redis, members: list[str]) -> list[str]:
+    """``members`` as read from an inbox key, each under its canonical key (``canonical``): an entry written in
+    another spelling is moved there first, so the publish that forgets it, the hold and the counts all meet."""
+    keys = InboxKeys.of()
+    out = []
+    for member in members:
+        key = canonical(member)
+        if key != member:
+            client.register_script(_ADOPT)(keys=list(keys.all()), args=[member, key])
+        out.append(key)
+    return out
 
 
 def _decoded(values: Iterable[bytes | str]) -> list[str]:
@@ -69,20 +138,21 @@ def remember(client: redis.Redis, kwargs: dict[str, Any]) -> None:
 
 
 def forget(client: redis.Redis, user_id: object, message_id: object) -> None:
-    """This user's message was answered (or dead-lettered): nothing to re-send."""
+    """This user's message was answered (or dead-lettered): nothing to re-send, whichever common spelling of
+    the key the gateway wrote (``spellings``; any other one the sweep has made canonical, ``adopt``)."""
     if isinstance(message_id, str):
-        forget_entry(client, entry_key(user_id, message_id))
+        forget_entry(client, *spellings(user_id, message_id))
 
 
-def forget_entry(client: redis.Redis, key: str) -> None:
+def forget_entry(client: redis.Redis, *members: str) -> None:
     keys = InboxKeys.of()
     pipe = client.pipeline()
-    pipe.hdel(keys.payloads, key)
-    pipe.zrem(keys.due, key)
-    pipe.hdel(keys.resends, key)
-    pipe.zrem(keys.checks, key)
-    pipe.hdel(keys.looks, key)
-    pipe.zrem(keys.held, key)
+    pipe.hdel(keys.payloads, *members)
+    pipe.zrem(keys.due, *members)
+    pipe.hdel(keys.resends, *members)
+    pipe.zrem(keys.checks, *members)
+    pipe.hdel(keys.looks, *members)
+    pipe.zrem(keys.held, *members)
     pipe.execute()
 
 
@@ -111,7 +181,7 @@ def overdue(client: redis.Redis, older_than_s: float, limit: int = 500) -> list[
             client.zrangebyscore(keys.due, "-inf", time.time() - older_than_s, start=0, num=limit),
         )
     )
-    return _entries(client, keys, members, keys.resends)
+    return _entries(client, keys, adopt(client, members), keys.resends)
 
 
 def mark_resent(client: redis.Redis, key: str) -> int:
@@ -130,6 +200,7 @@ def due_checks(client: redis.Redis, limit: int = 500) -> list[tuple[str, dict[st
     members = _decoded(cast(Iterable[bytes | str], client.zrangebyscore(keys.checks, "-inf", now, start=0, num=limit)))
     if not members:
         return []
+    members = adopt(client, members)
     held_until = client.zmscore(keys.held, members)
     free = [m for m, until in zip(members, held_until, strict=True) if until is None or until <= now]
     return _entries(client, keys, free, keys.looks)

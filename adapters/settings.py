@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     outbox_stream: str = Field("ella:outbox", description="Redis Stream the gateway reads replies from.")
     outbox_maxlen: int = Field(1_000_000, ge=1000, description="Approximate cap on the outbox stream length.")
     outbox_dedupe_ttl_s: int = Field(7 * 24 * 3600, ge=60, description="How long a publish is remembered.")
+    memory_changed_words: bool = Field(
+        False,
+        description="memory_changed stream entries carry the added or corrected items' words (off: ids and kinds "
+        "only, and a product asks ella.list_memory for the words it may show).",
+    )
 
     conversation_inactivity_timeout_s: int = Field(1800, ge=10)
     default_timezone: str = "UTC"

@@ -7,7 +7,8 @@ not as a half-stored turn or a worker crash. Unknown keys, naive datetimes and t
 Payloads that come in: a message (``IngestPayload``, task ``ella.ingest_message``), the user's profile
 (``ProfilePayload``, task ``ella.update_profile``), a full snapshot ordered by the gateway's ``updated_at``, and
 the user's say over their memory (``MemoryRequest``: ``ella.export_user``, ``ella.forget_memory``,
-``ella.correct_fact``), each with the gateway's ``request_id``, answered once on the outbox stream.
+``ella.correct_fact``), each with the gateway's ``request_id``, answered once on the outbox stream, and a page of
+it (``MemoryPageRequest``: ``ella.list_memory``, ``ella.search_memory``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from ella.profile import LOCALE_PATTERN, WINDOW_PATTERN, iana_zones, window_minutes
 
@@ -232,6 +242,53 @@ def parse_memory_request(
     return request
 
 
+class MemoryPageRequest(BaseModel):
+    """kwargs of ella.list_memory and ella.search_memory: one page of the user's facts, memories or thoughts.
+
+    ``kind`` is ``fact``, ``memory`` or ``thought``; ``limit`` the page size (1 to 100, 20 by default);
+    ``cursor`` the ``next_cursor`` of the previous page's answer (absent: the first page, newest first);
+    ``include_past`` lists superseded and retired facts too (live ones only by default); ``query`` is what
+    ella.search_memory looks for in each item's text (case-insensitive), and only it takes one."""
+
+    model_config = ConfigDict(extra="forbid", strict=False, frozen=True)
+
+    request_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
+    user_id: str = Field(min_length=1, max_length=128, pattern=ID_PATTERN)
+    kind: Literal["fact", "memory", "thought"]
+    limit: StrictInt = Field(default=20, ge=1, le=100)
+    cursor: str | None = Field(default=None, min_length=1, max_length=600, pattern=r"^[A-Za-z0-9_-]+$")
+    include_past: StrictBool = False
+    query: str | None = Field(default=None, min_length=1, max_length=200)
+
+    @field_validator("request_id", "user_id", "kind", "cursor", "query", mode="before")
+    @classmethod
+    def _strings_only(cls, value: Any) -> Any:
+        return MemoryRequest._strings_only(value)  # the same rule: strings, no NUL, no lone surrogate
+
+    @field_validator("query")
+    @classmethod
+    def _readable_query(cls, value: str | None) -> str | None:
+        if value is not None and is_blank(value):
+            raise ValueError("empty or only whitespace, zero-width or control characters")
+        return value
+
+
+def parse_memory_page(args: tuple[Any, ...], kwargs: dict[str, Any], *, search: bool) -> MemoryPageRequest:
+    """Validate a page request's kwargs; ``search``: ella.search_memory (a ``query`` is required), else
+    ella.list_memory (a ``query`` is refused: a list that silently ignored it would look like a search)."""
+    if args:
+        raise MalformedPayload(f"positional arguments are not accepted ({len(args)} given); send kwargs")
+    try:
+        request = MemoryPageRequest.model_validate(kwargs)
+    except ValidationError as exc:
+        raise MalformedPayload(problems(exc)) from None
+    if search and request.query is None:
+        raise MalformedPayload("query: required, the text to look for")
+    if not search and request.query is not None:
+        raise MalformedPayload("query: only ella.search_memory takes a query")
+    return request
+
+
 class OutboxEntry(BaseModel):
     """One entry of the outbox Redis Stream, as the gateway reads it (all fields are strings on the wire)."""
 
@@ -240,7 +297,8 @@ class OutboxEntry(BaseModel):
     v: str = "1"
     # reply | notification | answer (to a memory request: text is its JSON) | rejected (a request refused or
     # dead-lettered: ``code`` says why, ``text`` a short message, never the user's words) | ack (a profile update
-    # or an erasure done: ``code`` is its outcome)
+    # or an erasure done: ``code`` is its outcome) | memory_changed (an item of the user's memory was added,
+    # corrected, retired or forgotten: ``route`` the change, ``text`` its JSON of ids and kinds)
     kind: str
     user_id: str  # empty on a rejected entry whose user could not be read
     text: str
@@ -252,6 +310,7 @@ class OutboxEntry(BaseModel):
     ella_conversation_id: str = ""  # Ella's own conversation id (the operator's page and the export name it)
     created_at: str  # ISO-8601 UTC
     task: str = ""  # rejected and ack: the task the entry is about (``ella.ingest_message``...)
+    task_id: str = ""  # rejected and ack: the Celery task id of the message (rejected: whenever it could be read)
     code: str = ""  # rejected: the reason code (docs/gateway.md); ack: the outcome (applied, stale, erased...)
     images: str = ""  # a reply that first shows an anchored place or companion: JSON list of image references
     stream_id: str = Field("", exclude=True)  # filled in by the reader

@@ -11,7 +11,8 @@ in ``dead_letters`` for the operator, and the entry's ``text`` is the code's fix
 Which requests answer elsewhere (no ``rejected`` entry, so each request gets one entry):
 - an ingest whose model refused or stayed down: the fallback reply (route ``fallback``) was sent for that
   message; its dead letter records the model's failure for the operator;
-- a memory request (``ella.export_user``, ``ella.forget_memory``, ``ella.correct_fact``) refused as malformed
+- a memory request (``ella.export_user``, ``ella.forget_memory``, ``ella.correct_fact``, ``ella.list_memory``,
+  ``ella.search_memory``) refused as malformed
   whose ``user_id`` and ``request_id`` could be read: it is answered by its ``answer`` entry (category
   ``refused``, error ``malformed``, tasks/memory_requests.py). Its other dead letters (an envelope refused before
   the task ran, a request id another user took, an erased user, a worker lost) have no answer and get a
@@ -32,8 +33,14 @@ from ella.contract import OutboxEntry
 INGEST = "ella.ingest_message"
 UPDATE_PROFILE = "ella.update_profile"
 FORGET_USER = "ella.forget_user"
-MEMORY_REQUEST_TASKS = frozenset({"ella.export_user", "ella.forget_memory", "ella.correct_fact"})
+MEMORY_REQUEST_TASKS = frozenset(
+    {"ella.export_user", "ella.forget_memory", "ella.correct_fact", "ella.list_memory", "ella.search_memory"}
+)
 GATEWAY_TASKS = frozenset({INGEST, UPDATE_PROFILE, FORGET_USER, *MEMORY_REQUEST_TASKS})
+# The refusals of a raw queue item before any task runs (workers/envelopes.py): answered whatever the task name
+# says, or when none can be read (only something outside Ella pushes a malformed item: never silence).
+ENVELOPE_CODES = frozenset({"malformed_envelope", "unknown_task", "wrong_queue"})
+_LABELS = ("user_id", "message_id", "request_id", "updated_at")
 
 # code -> (what it means, for docs/gateway.md; the entry's ``text``: short, English, no user text)
 CODES: dict[str, tuple[str, str]] = {
@@ -154,6 +161,19 @@ def safe_id(value: Any, *, user: bool = False) -> str:
     return value if isinstance(value, str) and pattern.match(value) else ""
 
 
+def labels(args: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The ids that label a refusal: the kwargs', and for each one they lack, an object among positional
+    ``args`` (a client that sent the kwargs as one positional argument, refused for it) that has it. Only a
+    label: ``answered_elsewhere`` and the tasks read the kwargs alone."""
+    found = {name: kwargs[name] for name in _LABELS if name in kwargs}
+    for arg in args if isinstance(args, list | tuple) else ():
+        if isinstance(arg, Mapping):
+            for name in _LABELS:
+                if found.get(name) is None and arg.get(name) is not None:
+                    found[name] = arg[name]
+    return found
+
+
 def reply_key(task: str, kwargs: Mapping[str, Any], task_id: str | None) -> str:
     """What the entry's ``in_reply_to`` names: the message id (ingest), the request id (memory requests), the
     profile's ``updated_at`` (the gateway has no request id for a profile), the Celery task id (an erasure: the
@@ -195,8 +215,18 @@ ACK_CODES: dict[str, tuple[str, str]] = {
 }
 
 
-def ack_entry(task: str, code: str, *, user_id: str, in_reply_to: str, outbox_id: str, created_at: str) -> OutboxEntry:
-    """One ``ack`` entry: ``code`` its outcome (``ACK_CODES``), ``text`` that outcome's sentence."""
+def ack_entry(
+    task: str,
+    code: str,
+    *,
+    user_id: str,
+    in_reply_to: str,
+    outbox_id: str,
+    created_at: str,
+    task_id: str | None = None,
+) -> OutboxEntry:
+    """One ``ack`` entry: ``code`` its outcome (``ACK_CODES``), ``text`` that outcome's sentence, ``task_id`` the
+    Celery task id acknowledged (when it is a plain id)."""
     return OutboxEntry(
         kind="ack",
         user_id=user_id,
@@ -207,6 +237,7 @@ def ack_entry(task: str, code: str, *, user_id: str, in_reply_to: str, outbox_id
         in_reply_to=in_reply_to,
         created_at=created_at,
         task=task,
+        task_id=safe_id(task_id),
         code=code,
     )
 

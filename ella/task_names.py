@@ -60,6 +60,9 @@ class TaskName(StrEnum):
     EXPORT_USER = "ella.export_user"
     FORGET_MEMORY = "ella.forget_memory"
     CORRECT_FACT = "ella.correct_fact"
+    LIST_MEMORY = "ella.list_memory"
+    SEARCH_MEMORY = "ella.search_memory"
+    PUBLISH_MEMORY_CHANGED = "ella.publish_memory_changed"
     PLAN_JOBS = "ella.plan_jobs"
     RUN_JOB_CHUNK = "ella.run_job_chunk"
     DRAW_IMAGE_ANCHORS = "ella.draw_image_anchors"
@@ -90,6 +93,10 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.EXPORT_USER: Queue.INBOUND,
     TaskName.FORGET_MEMORY: Queue.INBOUND,
     TaskName.CORRECT_FACT: Queue.INBOUND,
+    # A product's page of what Ella remembers: a person is looking at it, and it is one indexed read.
+    TaskName.LIST_MEMORY: Queue.INBOUND,
+    TaskName.SEARCH_MEMORY: Queue.INBOUND,
+    TaskName.PUBLISH_MEMORY_CHANGED: Queue.COGNITION,  # a change notice its committing path could not publish
     TaskName.PLAN_JOBS: Queue.BATCH,
     TaskName.RUN_JOB_CHUNK: Queue.BATCH,
     TaskName.DRAW_IMAGE_ANCHORS: Queue.BATCH,  # an image model call: never ahead of a user's message

@@ -1,5 +1,6 @@
 """The gateway's client: enqueue a user message, update a user's profile, forget a user, export what Ella holds
-about a user, forget or correct one thing, read Ella's replies, notifications and answers from the outbox.
+about a user, forget or correct one thing, list or search what she remembers a page at a time, read Ella's
+replies, notifications, answers and memory_changed notices from the outbox.
 
 A gateway imports this module only: ``enqueue_message`` and ``update_profile`` send their tasks by name, so none
 of our tasks (nor their database code) is imported on the gateway's side.
@@ -147,6 +148,44 @@ def correct_fact(
     A fact of Ella's own world is refused (``user_words_into_canon``)."""
     kwargs = {"request_id": request_id, "user_id": user_id, "item": item, "value": value, "reason": reason}
     return _memory_request(TaskName.CORRECT_FACT, kwargs, app)
+
+
+def list_memory(
+    *,
+    request_id: str,
+    user_id: str,
+    kind: str,
+    limit: int = 20,
+    cursor: str | None = None,
+    include_past: bool = False,
+    app: Celery | None = None,
+) -> str:
+    """One page (``limit`` 1 to 100) of the user's ``fact``, ``memory`` or ``thought`` items, newest first; pass the
+    answer's ``next_cursor`` as ``cursor`` for the next page. ``include_past``: superseded and retired facts too."""
+    kwargs: dict[str, Any] = {"request_id": request_id, "user_id": user_id, "kind": kind, "limit": limit,
+                              "include_past": include_past}  # fmt: skip
+    if cursor is not None:
+        kwargs["cursor"] = cursor
+    return _memory_request(TaskName.LIST_MEMORY, kwargs, app)
+
+
+def search_memory(
+    *,
+    request_id: str,
+    user_id: str,
+    kind: str,
+    query: str,
+    limit: int = 20,
+    cursor: str | None = None,
+    include_past: bool = False,
+    app: Celery | None = None,
+) -> str:
+    """As ``list_memory``, only the items whose text holds ``query`` (case-insensitive)."""
+    kwargs: dict[str, Any] = {"request_id": request_id, "user_id": user_id, "kind": kind, "query": query,
+                              "limit": limit, "include_past": include_past}  # fmt: skip
+    if cursor is not None:
+        kwargs["cursor"] = cursor
+    return _memory_request(TaskName.SEARCH_MEMORY, kwargs, app)
 
 
 def outbox_reader(group: str, consumer: str, *, start_id: str = "0") -> OutboxReader:

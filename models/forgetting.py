@@ -20,7 +20,10 @@ other memories stay. Forgetting grows from what was asked to everything that hol
   predicate and dates but not its words; a notification built on it is withdrawn or cleared;
 - a finished batch request's copy of the words (prompt variables, result) is cleared;
 - another reply of the user that repeats a forgotten value word for word is cleared as well, and so is every
-  earlier export answer (a copy of everything, the forgotten thing too; the gateway delivered it already).
+  earlier export answer and page of their memory (``ella.list_memory``, ``ella.search_memory``: copies, the
+  forgotten thing too; the gateway delivered them already); a ``memory_changed`` notice that named it with its
+  words keeps its ids only, and its stream entry is deleted;
+- a ``memory_changed`` notice of the forget names what a product lists of it (ids and kinds, never words).
 ``Forgetting`` lists what stores outside the database must drop (the outbox stream's entries, the embedding
 cache's texts); the user's ``memory_epoch`` moves, so every worker's retrieval cache rebuilds the user's index.
 
@@ -47,6 +50,7 @@ from ella import seen as seen_map
 from ella.embeddings import Embedder
 from ella.ledger.facts import NewFact
 from ella.ledger.rules import LIVE, USER_SUBJECT, FactConflict, TrustViolation, Writer
+from ella.memory_pages import Changed, fact_text
 from ella.provenance import by_operator, by_rule
 from models.audit import MemoryAudit
 from models.base import utcnow
@@ -58,6 +62,8 @@ from models.chapters import StoryChapter
 from models.dead_letter import DeadLetter
 from models.ledger import FactEvent, WorldFact, lock_world, retire
 from models.memory import MemoryNode
+from models.memory_changes import KIND as NOTICE
+from models.memory_changes import has_words, names_any, note_changed, strip_words
 from models.message import InboundMessage
 from models.notifications import NotificationCandidate
 from models.outbox import OutboxRecord
@@ -72,6 +78,8 @@ FORGOTTEN_REPLY = "(a reply about something forgotten at the user's request)"
 FORGOTTEN_VALUE = "(forgotten)"
 WORLD_TIERS = frozenset({"canon", "observed", "rumored"})
 MIN_ECHO_CHARS = 3  # a forgotten value shorter than this is not searched for in other texts
+# Answers that hold copies of the user's memory (an export, a page of it): a forget clears them all.
+COPYING_ANSWERS = frozenset({"export", "list", "search"})
 
 
 class Refused(Exception):
@@ -95,6 +103,7 @@ class Forgetting:
     texts: set[str] = field(default_factory=set)  # texts whose embedding-cache entries go
     chapters: set[int] = field(default_factory=set)
     notifications: set[int] = field(default_factory=set)
+    listed: dict[str, str] = field(default_factory=dict)  # item -> kind, for what a product lists (memory_changed)
 
     def summary(self) -> dict[str, Any]:
         """The ids, never the words (the audit row's detail and the gateway's answer)."""
@@ -172,6 +181,8 @@ class _Forgetter:
             if fact.object != FORGOTTEN_VALUE and len(fact.object) >= MIN_ECHO_CHARS:
                 self.needles.add(fact.object)
             self.done.facts.add(fact.id)
+            if _is_user_subject(fact.subject) and fact.object != FORGOTTEN_VALUE:  # an item a product could list
+                self.done.listed[f"fact:{fact.id}"] = "fact"
             if fact.source_message_id:
                 self.add_messages([fact.source_message_id])
             fact.object, fact.note, fact.outcome = FORGOTTEN_VALUE, "", None
@@ -201,6 +212,8 @@ class _Forgetter:
         for node in nodes:
             self.done.nodes.add(node.id)
             self.done.texts.add(node.description)
+            if node.quarantine is None:
+                self.done.listed[f"memory:{node.id}"] = "thought" if node.node_type == "thought" else "memory"
             if node.node_type == "event" and len(node.object) >= MIN_ECHO_CHARS and node.object != "something":
                 self.needles.add(node.object)
             if node.source_message_id:
@@ -349,11 +362,16 @@ class _Forgetter:
                 self.done.chapters.add(chapter.id)
                 chapter.key_moments = json.dumps(kept)
                 chapter.cited_node_ids = json.dumps(sorted({i for m in kept for i in _ints(m, "node_ids")}))
+        forgotten_refs = {f"memory:{i}" for i in self.done.nodes} | {f"fact:{i}" for i in self.done.facts}
         for record in s.scalars(select(OutboxRecord).where(OutboxRecord.user_id == uid)):
             if record.id in self.done.replies:
                 pass
-            elif record.kind == "answer" and record.route == "export":  # a copy of everything, the forgotten too
+            elif record.kind == "answer" and record.route in COPYING_ANSWERS:  # copies, the forgotten too
                 self._clear_record(record)
+            elif record.kind == NOTICE and has_words(record) and names_any(record, forgotten_refs):
+                strip_words(record)  # the notice stays (its ids), its words go, and so does its stream entry
+                if record.stream_id:
+                    self.done.stream_ids.add(record.stream_id)
             elif self.needles and _echoes(record.text, self.needles):
                 self._clear_record(record)
             elif record.category == "memory" and (
@@ -481,6 +499,8 @@ def forget_items(
     forgetter.add_messages(messages)
     forgetter.settle()
     done = forgetter.done
+    note_changed(session, user_id, "forgotten",
+                 [Changed(kind, int(ref.split(":", 1)[1])) for ref, kind in sorted(done.listed.items())])  # fmt: skip
     target = ",".join([*(f"memory:{i}" for i in sorted(set(nodes))), *(f"fact:{i}" for i in sorted(fact_ids))])
     audit(session, user_id, actor=actor, action="forget", target=target or "message", reason=reason,
           detail=done.summary(), request_id=request_id, now=now)  # fmt: skip
@@ -616,6 +636,9 @@ def correct_fact(
         raise Refused("not_live", str(exc)) from exc
     audit(session, user_id, actor=actor, action="correct_fact", target=f"fact:{fact_id}", reason=why,
           detail={"facts": [fact_id], "new_fact": corrected.id}, request_id=request_id, now=now)  # fmt: skip
+    if _is_user_subject(fact.subject):  # the old fact by its id (its words are the wrong value), the new one with its
+        note_changed(session, user_id, "corrected", [Changed("fact", fact_id), Changed("fact", corrected.id,
+                     fact_text(corrected.subject, corrected.predicate, corrected.object))])  # fmt: skip
     return corrected
 
 

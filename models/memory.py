@@ -33,7 +33,9 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from ella.memory.plans import PLAN_KEY_PREFIX, about_event
 from ella.memory.quarantine import Hold
 from ella.memory.retrieval import NodeRow
+from ella.memory_pages import Changed
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.memory_changes import note_changed
 from models.provenance import Provenanced, in_prompts
 from models.user import User
 
@@ -97,9 +99,16 @@ def recent_descriptions(session: Session, user_id: str, node_type: str, n: int) 
 
 
 def insert_node(session: Session, values: dict[str, Any]) -> int | None:
-    """Insert a node unless its ``dedupe_key`` exists; its id, or None for a duplicate."""
+    """Insert a node unless its ``dedupe_key`` exists; its id, or None for a duplicate.
+
+    A new node a product lists (any but a held one) is announced in the same transaction (``memory_changed``,
+    ``models.memory_changes``); a duplicate, a redelivery's insert, announces nothing."""
     insert = dialect_insert(session)(MemoryNode).values(**values)
-    return session.scalar(insert.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(MemoryNode.id))
+    node_id = session.scalar(insert.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(MemoryNode.id))
+    if node_id is not None and values.get("quarantine") is None:
+        kind = "thought" if values.get("node_type") == "thought" else "memory"
+        note_changed(session, values["user_id"], "added", [Changed(kind, node_id, values.get("description"))])
+    return node_id
 
 
 def drain_importance(session: Session, user_id: str, poignancy: int) -> int | None:

@@ -31,13 +31,15 @@ from adapters.settings import get_settings
 from ella.guard import Category, classify
 from ella.ledger import consolidation, contests, extraction
 from ella.ledger.extraction import Action, may_retire, worth_extracting
-from ella.ledger.rules import USER_SUBJECT, FactConflict, Writer
+from ella.ledger.rules import USER_SUBJECT, FactConflict, Writer, about_the_user
 from ella.llm.kinds import ContestedVerdict, ExtractedFact, FactExtraction
 from ella.llm.types import PermanentModelError, TransientModelError
+from ella.memory_pages import Changed, fact_text
 from ella.provenance import Provenance
 from models.forgetting import message_forgotten
 from models.ledger import WorldFact, append, current, has_facts_from, retire, user_zone, users_with_contests
 from models.memory import expire_plans_about
+from models.memory_changes import note_changed
 from models.review import open_fact_ids, queue_review
 from models.supersession import resolve_contest, supersede
 from models.world_clock import advance_world
@@ -61,7 +63,10 @@ def record_extracted(
     if placement.action == Action.KNOWN:
         return "known"
     if placement.action == Action.RETIRE and placement.replaces is not None:
-        retire(session, user_id, placement.replaces, Writer.USER, placement.reason, now, outcome=placement.outcome)
+        gone = retire(
+            session, user_id, placement.replaces, Writer.USER, placement.reason, now, outcome=placement.outcome
+        )
+        announce(session, user_id, "retired", [gone])
         for fact in live:
             if fact.id == placement.replaces and (fact.predicate == "has_upcoming" or fact.followup_after is not None):
                 expire_plans_about(session, user_id, fact.object, now)  # "ask how it went" is stale
@@ -70,14 +75,29 @@ def record_extracted(
     if placement.action == Action.SUPERSEDE and placement.replaces is not None:
         reason = placement.reason or extraction.SUPERSEDE_REASON
         fact = supersede(session, user_id, placement.replaces, new, Writer.USER, now, reason)
+        announce(session, user_id, "corrected", [placement.replaces, fact])
         live[:] = [f for f in live if f.id != placement.replaces]
         live.append(fact)
         return "superseded"
     appended = append(session, user_id, new, Writer.USER, now)
     if appended is None:
         return "known"
+    announce(session, user_id, "added", [appended])
     live.append(appended)
     return "appended"
+
+
+def announce(session: Any, user_id: str, change: str, facts: list[WorldFact | int]) -> None:
+    """The ``memory_changed`` notice of what extraction did to the user's facts (``models.memory_changes``): a
+    replaced fact by its id alone (its words are the old value), a new one with its words."""
+    items = [
+        Changed("fact", f) if isinstance(f, int) else Changed("fact", f.id, fact_text(f.subject, f.predicate, f.object))
+        for f in facts
+        if isinstance(f, int) or about_the_user(f.subject)
+    ]
+    if change == "retired":  # a retired fact is no longer listed: its id is news, its words are not
+        items = [Changed(item.kind, item.id) for item in items]
+    note_changed(session, user_id, change, items)
 
 
 def folded_statements(
@@ -232,6 +252,9 @@ def resolve_user_contests(user_id: str) -> UserRun:
                 resolve_contest(
                     session, user_id, decision.winner_id, decision.loser_ids, Writer.RESOLVER, decision.reason
                 )
+                if about_the_user(contest.subject):  # the losers leave the user's live facts: ids only
+                    decided = [decision.winner_id, *decision.loser_ids]
+                    note_changed(session, user_id, "corrected", [Changed("fact", i) for i in decided])
         except FactConflict as exc:
             log.info("contest on %s/%s changed before it was resolved: %s", contest.subject, contest.predicate, exc)
             run.counts["skipped"] += 1

@@ -105,7 +105,7 @@ def perceive(
             quarantine=hold,
         )
         if draft is None:
-            return None  # a fail-safe never becomes a memory
+            return None  # a fail-safe never becomes a memory (an event is stored unrated instead)
         remaining = None
         with session_scope() as session:
             if message_forgotten(session, user_id, source_message_id):

@@ -1,4 +1,6 @@
-"""The gateway's requests over one user's memory: ``ella.export_user``, ``ella.forget_memory``, ``ella.correct_fact``.
+"""The gateway's requests over one user's memory: ``ella.export_user``, ``ella.forget_memory``, ``ella.correct_fact``,
+and a product's pages of it: ``ella.list_memory``, ``ella.search_memory`` (with ``ella.publish_memory_changed``,
+the sweep's way to publish a change notice its committing path could not: ``models.memory_changes``).
 
 Each carries the gateway's ``request_id`` and is answered once on the outbox stream: an entry of kind
 ``answer``, ``in_reply_to`` the request id, ``route`` the request (``export``, ``forget``, ``correct``),
@@ -35,13 +37,23 @@ from adapters.outbox_stream import publish_once
 from adapters.publishing import publish
 from adapters.redis_conn import get_redis
 from adapters.settings import get_settings
-from ella.contract import MalformedPayload, MemoryRequest, OutboxEntry, parse_memory_request
+from ella.contract import (
+    MalformedPayload,
+    MemoryPageRequest,
+    MemoryRequest,
+    OutboxEntry,
+    parse_memory_page,
+    parse_memory_request,
+)
+from ella.memory_pages import BadCursor, PageRequest
 from ella.usage import PriceList
 from models.base import utcnow
 from models.erasure import is_forgotten, tombstone_key
 from models.export import export_user as export_document
 from models.export import section_counts
 from models.forgetting import Forgetting, Refused, audit, correct_fact, forget_fact, forget_memory
+from models.memory_changes import KIND as MEMORY_CHANGED
+from models.memory_pages import page
 from models.outbox import OutboxRecord
 from models.user import User
 from workers import events
@@ -214,3 +226,72 @@ def forget_memory_task(self: ReliableTask, *args: Any, **kwargs: Any) -> str | N
 def correct_fact_task(self: ReliableTask, *args: Any, **kwargs: Any) -> str | None:
     """Gateway contract: kwargs ``{request_id, user_id, item: "fact:<id>", value, reason?}``."""
     return _run(self, "correct", _correct, args, kwargs, item=True, value=True)
+
+
+# --- a product's pages of the user's memory, and the change notices the sweep publishes ---------------------------
+# ``ella.list_memory`` and ``ella.search_memory`` are memory requests in every way the gateway sees (the same
+# request id idempotency, the same answer, the same refusals of a malformed payload, an unknown or an erased
+# user), so they share ``handle`` here; a cursor Ella did not give for this user, kind and search is refused
+# ``bad_cursor`` (``ella.memory_pages``). A page changes nothing, and is still recorded: the request id is the
+# gateway's idempotency key, and only a recorded answer makes "answered once" hold across redeliveries. The
+# recorded page holds the items' words, so a later forget clears it as it clears an export.
+
+
+def _page_work(page_request: MemoryPageRequest) -> Any:
+    """The memory request's work for one page: read it, or refuse the cursor."""
+    wanted = PageRequest(page_request.user_id, page_request.kind, page_request.include_past, page_request.query)
+
+    def work(session: Session, _request: MemoryRequest) -> tuple[dict[str, Any], Forgetting | None]:
+        try:
+            after = wanted.after(page_request.cursor)
+        except BadCursor as exc:
+            raise Refused(exc.code, exc.detail) from None
+        items, last = page(session, wanted, after, page_request.limit)
+        next_cursor = wanted.cursor(last) if last is not None else None
+        return {"kind": wanted.kind, "include_past": wanted.include_past, "items": items,
+                "next_cursor": next_cursor}, None  # fmt: skip
+
+    return work
+
+
+def _run_page(task: ReliableTask, route: str, args: Any, kwargs: Any, *, search: bool) -> str | None:
+    try:
+        page_request = parse_memory_page(args, kwargs, search=search)
+    except MalformedPayload as exc:
+        refuse_malformed(kwargs, route, exc.reason)
+        raise
+    events.refuse_if_forgotten(task, page_request.user_id)  # an erased user's late request finds nobody
+    ids = MemoryRequest(request_id=page_request.request_id, user_id=page_request.user_id)
+    with user_scope(page_request.user_id):
+        return handle(ids, route, _page_work(page_request))
+
+
+@app.task(name=TaskName.LIST_MEMORY, base=ReliableTask, bind=True)
+def list_memory(self: ReliableTask, *args: Any, **kwargs: Any) -> str | None:
+    """Gateway contract: kwargs ``{request_id, user_id, kind, limit?, cursor?, include_past?}``; the answer's
+    ``items`` are one page, newest first, and ``next_cursor`` asks for the next (null: no more). Returns the
+    answer's stream id."""
+    return _run_page(self, "list", args, kwargs, search=False)
+
+
+@app.task(name=TaskName.SEARCH_MEMORY, base=ReliableTask, bind=True)
+def search_memory(self: ReliableTask, *args: Any, **kwargs: Any) -> str | None:
+    """Gateway contract: kwargs ``{request_id, user_id, kind, query, limit?, cursor?, include_past?}``: the
+    items of the kind whose text holds ``query`` (case-insensitive), paged as ``ella.list_memory``."""
+    return _run_page(self, "search", args, kwargs, search=True)
+
+
+@app.task(name=TaskName.PUBLISH_MEMORY_CHANGED, base=ReliableTask, bind=True)
+def publish_memory_changed(self: ReliableTask, user_id: str, outbox_id: str) -> str | None:
+    """Publish one recorded ``memory_changed`` notice (``models.memory_changes``), once: the stream's marker
+    makes a notice the committing path did publish a no-op. Nothing when the notice is gone (the user was
+    erased meanwhile)."""
+    with user_scope(user_id), autocommit_scope() as session:
+        record = session.scalar(
+            select(OutboxRecord).where(
+                OutboxRecord.user_id == user_id, OutboxRecord.uid == outbox_id, OutboxRecord.kind == MEMORY_CHANGED
+            )
+        )
+    if record is None:
+        return None
+    return publish(record, PUBLISH_WAIT_S)

@@ -188,6 +188,7 @@ def acknowledge_erasure(key: str, task_id: str | None, again: bool) -> None:
         in_reply_to=key[:12],
         outbox_id=ack_outbox_id(TaskName.FORGET_USER, task_id, key, suffix=code),
         created_at=utcnow().isoformat(),
+        task_id=task_id,
     )
     try:
         publish_once(get_redis(), entry)

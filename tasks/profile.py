@@ -66,6 +66,7 @@ def update_profile(self: ReliableTask, *args: Any, **kwargs: Any) -> str:
             in_reply_to=updated_at,
             outbox_id=ack_outbox_id(TaskName.UPDATE_PROFILE, self.request.id, f"{payload.user_id}\0{updated_at}"),
             created_at=utcnow().isoformat(),
+            task_id=self.request.id,
         )
         try:
             publish_once(get_redis(), ack)

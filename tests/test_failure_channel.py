@@ -12,10 +12,12 @@ import json
 import logging
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from jsonschema import Draft202012Validator
 from sqlalchemy import select
 
 from adapters.db import session_scope
@@ -185,6 +187,90 @@ def test_with_redis_down_the_dead_letter_is_still_recorded_and_the_log_says_so(m
     with session_scope() as session:
         assert session.get(DeadLetter, recorded.id) is not None
     assert "rejected entry of ella.update_profile (malformed_payload) was not published" in caplog.text
+
+
+def refuse(raw: str, queue: str) -> str:
+    """What a worker does with a raw queue item it cannot run (``workers.envelopes._checked_deliver``), called
+    directly: the check's reason, after the item was dead-lettered and answered."""
+    from workers.envelopes import dead_letter_envelope
+
+    decoded = tolerant_loads(raw)
+    problem = envelope_problem(decoded, queue, lambda name: name in set(TaskName))
+    assert problem is not None, raw[:200]
+    dead_letter_envelope(decoded, queue, problem)
+    return problem
+
+
+def test_every_item_a_worker_cannot_accept_is_on_the_stream_with_its_task_id_and_request_ids(migrated_db, outbox):
+    """Issue 36.1: a refusal with an empty ``in_reply_to`` and no task id could not be traced to the send that
+    caused it, and an item that is not JSON, or a JSON list, got only a dead letter. Now each refused item is
+    one ``rejected`` entry: ``task_id`` whenever the headers can be read, ``in_reply_to`` and ``user_id``
+    whenever the body names them, whatever else is broken in it."""
+    inbound, cognition = get_settings().queue_inbound, get_settings().queue_cognition
+    user = f"tr-{hex8()}"
+    cases: dict[str, tuple[str, str, str, str]] = {}  # case -> (queue, task id, raw item, message id or "")
+
+    def case(name: str, queue: str, change: Any = None, *, readable: bool = True, **options: Any) -> None:
+        mid = f"m-{name}-{hex8()}"
+        task_id, raw = raw_envelope(TaskName.INGEST_MESSAGE, message(user, mid, "words"), queue, **options)
+        item = change(json.loads(raw)) if change else json.loads(raw)
+        cases[name] = (queue, task_id, raw if name == "torn" else json.dumps(item), mid if readable else "")
+
+    def marked_base64(item: dict[str, Any]) -> dict[str, Any]:
+        return {**item, "properties": {**item["properties"], "body_encoding": "base64"}}
+
+    case("content_type", inbound, lambda item: {**item, "content-type": "application/x-python-serialize"})
+    case("not_base64", inbound, marked_base64, body_encoding="utf-8")  # plain JSON text marked base64
+    case("not_json_body", inbound, lambda item: {**item, "body": base64.b64encode(b"\xff not json").decode()},
+         readable=False)  # fmt: skip
+    case("wrong_queue", cognition)
+    case("torn", inbound)
+    queue, task_id, raw, mid = cases["torn"]
+    cases["torn"] = (queue, task_id, raw[:-40], mid)  # cut short: not JSON; its headers and body are scanned
+    shape_mid = f"m-shape-{hex8()}"  # the kwargs object as the whole body: not [args, kwargs, embed]
+    task_id, raw = raw_envelope(TaskName.INGEST_MESSAGE, None, inbound, body=message(user, shape_mid, "words"))
+    cases["kwargs_as_body"] = (inbound, task_id, raw, shape_mid)
+
+    seen: list[OutboxEntry] = []
+    for name, (queue, task_id, raw, mid) in cases.items():
+        refuse(raw, queue)
+        entry = one(outbox, "rejected", f"the {name} entry", task_id=task_id)
+        seen.append(entry)
+        assert (entry.user_id, entry.in_reply_to) == ((user, mid) if mid else ("", "")), (name, entry)
+        code = "wrong_queue" if name == "wrong_queue" else "malformed_envelope"
+        assert (entry.task, entry.code) == (TaskName.INGEST_MESSAGE, code), (name, entry)
+
+    # No headers to read: an item that is not JSON at all, and a body pushed as the whole item (a JSON list).
+    def anonymous() -> list[OutboxEntry]:
+        return [e for e in entries(outbox, "rejected") if e.in_reply_to == "" and e.task_id == ""]
+
+    before = anonymous()
+    refuse(f"this is not json {hex8()} {{", inbound)
+    [new] = [e for e in anonymous() if e not in before]
+    assert (new.code, new.user_id, new.task) == ("malformed_envelope", "", "")
+    list_mid = f"m-list-{hex8()}"
+    refuse(json.dumps([[], message(user, list_mid, "words"), None]), inbound)
+    listed = one(outbox, "rejected", "the JSON list's entry", in_reply_to=list_mid)
+    assert (listed.user_id, listed.task_id, listed.task, listed.code) == (user, "", "", "malformed_envelope")
+    assert "words" not in json.dumps([e.to_fields() for e in outbox()])
+    schema = json.loads((Path(__file__).parents[1] / "docs" / "schemas" / "outbox_entry.schema.json").read_text())
+    for entry in (*seen, new, listed):  # the spec's schema holds for them all, an empty task included
+        Draft202012Validator(schema).validate(entry.to_fields())
+
+
+def test_a_task_sent_with_positional_arguments_is_refused_with_its_task_id_and_the_ids_it_holds(migrated_db, outbox):
+    """A client that passes the kwargs object as one positional argument (``applyAsync([payload])``) is refused,
+    and told so on the stream under its task id and, read from that object, its message id and user."""
+    from tasks.ingest import ingest_message
+
+    user, mid, task_id = f"pa-{hex8()}", f"m-pa-{hex8()}", str(uuid.uuid4())
+    ingest_message.apply(args=[message(user, mid, "words")], task_id=task_id)
+    entry = one(outbox, "rejected", "the positional call's entry", task_id=task_id)
+    assert (entry.code, entry.user_id, entry.in_reply_to) == ("malformed_payload", user, mid)
+    other_id = str(uuid.uuid4())
+    ingest_message.apply(args=["u", "m", "words"], task_id=other_id)  # nothing names the request: the task id does
+    bare = one(outbox, "rejected", "the bare positional call's entry", task_id=other_id)
+    assert (bare.code, bare.user_id, bare.in_reply_to) == ("malformed_payload", "", "")
 
 
 # --- through a worker -------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from ella import rejections
-from ella.contract import IngestPayload, MemoryRequest, OutboxEntry, ProfilePayload
+from ella.contract import IngestPayload, MemoryPageRequest, MemoryRequest, OutboxEntry, ProfilePayload
 from tests.conftest import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +42,7 @@ def test_every_schema_file_is_valid_json_schema():
         ("ingest_message.kwargs.schema.json", IngestPayload),
         ("update_profile.kwargs.schema.json", ProfilePayload),
         ("memory_request.kwargs.schema.json", MemoryRequest),
+        ("memory_page.kwargs.schema.json", MemoryPageRequest),
     ],
 )
 def test_the_kwargs_schemas_are_the_ones_the_tasks_validate(name, model):
@@ -94,7 +95,8 @@ def test_what_a_worker_puts_on_the_stream_validates_against_the_entry_schema(sta
     wait_for(lambda: any(e.in_reply_to == request_id for e in outbox()), 60, what="the answer")
     validator = Draft202012Validator(schema("outbox_entry.schema.json"))
     mine = [e for e in outbox() if e.user_id == user]
-    assert {e.kind for e in mine} == {"reply", "answer"}
+    # and the notices of what perception and extraction stored meanwhile (ids only), whenever they land
+    assert {"reply", "answer"} <= {e.kind for e in mine} <= {"reply", "answer", "memory_changed"}
     for entry in mine:
         validator.validate(entry.to_fields())
     reply = next(e for e in mine if e.kind == "reply")

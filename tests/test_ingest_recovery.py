@@ -11,6 +11,7 @@ stopping it disturbs no one else's tests.
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -265,3 +266,60 @@ def test_the_sweep_does_not_resend_early_while_the_inbound_queue_is_backed_up(
         assert inbound_queue_length(redis_client) == 1
     finally:
         redis_client.delete(queue)
+
+
+# --- issue 36.2: the inbox key in any JSON spelling ------------------------------------------------------------
+
+
+def remember_as(client: redis.Redis, kwargs: dict[str, str], key: str) -> None:
+    """What a gateway in another language writes (docs/gateway.md section 4), under the key it spelled."""
+    keys, now = inbox.InboxKeys.of(), time.time()
+    pipe = client.pipeline(transaction=True)
+    pipe.hset(keys.payloads, key, json.dumps(kwargs))
+    pipe.zadd(keys.due, {key: now})
+    pipe.zadd(keys.checks, {key: now + get_settings().inbox_recheck_after_s})
+    pipe.execute()
+
+
+def inbox_members(client: redis.Redis, keys: inbox.InboxKeys) -> set[str]:
+    return {*client.hkeys(keys.payloads), *client.zrange(keys.due, 0, -1), *client.zrange(keys.checks, 0, -1)}
+
+
+def test_an_inbox_entry_keyed_by_a_compact_json_writer_is_removed_when_its_reply_is_published(
+    migrated_db, redis_client, isolated_inbox
+) -> None:
+    """Issue 36.2: only the byte-exact ``["u", "m"]`` was removed on publish; a Node or Go gateway writes
+    ``["u","m"]``, and its answered message stayed to be re-sent an hour later, then dead-lettered."""
+    from tasks.ingest import ingest_message
+
+    kwargs = kwargs_for(f"u-{uuid.uuid4().hex[:8]}")
+    compact = json.dumps([kwargs["user_id"], kwargs["message_id"]], separators=(",", ":"))
+    remember_as(redis_client, kwargs, compact)
+    assert inbox_members(redis_client, isolated_inbox) == {compact}
+    assert ingest_message.apply(kwargs=kwargs).successful()
+    assert len(replies_on_stream(redis_client, kwargs["message_id"])) == 1
+    assert inbox_members(redis_client, isolated_inbox) == set()
+
+
+def test_the_sweep_reads_an_inbox_key_in_any_json_spelling_under_its_canonical_form(
+    migrated_db, redis_client, isolated_inbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spelling no common writer makes (spaces inside the brackets, escaped letters) is still the same pair:
+    the sweep's read moves it under the canonical key, and the publish that follows removes it."""
+    from tasks.inbox import resend_unanswered_messages
+    from tasks.ingest import ingest_message
+
+    monkeypatch.setenv("ELLA_INBOX_RECHECK_AFTER_S", "0.1")
+    get_settings.cache_clear()
+    kwargs = kwargs_for(f"u-{uuid.uuid4().hex[:8]}")
+    user_id, rest = kwargs["user_id"], kwargs["message_id"][1:]
+    odd = f'[ "{user_id}" ,\n "\\u0072{rest}" ]'  # "\u0072" is "r": the message id's first letter
+    assert json.loads(odd) == [kwargs["user_id"], kwargs["message_id"]]
+    remember_as(redis_client, kwargs, odd)
+    time.sleep(0.2)
+    [(key, read, looks)] = inbox.due_checks(redis_client)
+    assert (key, read, looks) == (inbox.entry_key(kwargs["user_id"], kwargs["message_id"]), kwargs, 0)
+    assert inbox_members(redis_client, isolated_inbox) == {key}  # moved, not copied
+    assert ingest_message.apply(kwargs=kwargs).successful()
+    assert inbox_members(redis_client, isolated_inbox) == set()
+    assert resend_unanswered_messages.apply().get() == 0  # nothing left to publish or re-send

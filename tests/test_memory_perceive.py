@@ -15,7 +15,7 @@ from adapters.settings import get_settings
 from ella.llm.port import ModelPort
 from ella.llm.types import Completion, CompletionRequest, Usage
 from gateway.client import enqueue_message
-from models import MemoryNode, ModelCall, User
+from models import MemoryNode, ModelCall, OutboxRecord, User
 from models.memory import drain_importance
 from tests.conftest import wait_for
 
@@ -100,13 +100,64 @@ class Garbage:
         return Completion(text="TOKEN LIMIT EXCEEDED", model="garbage", usage=Usage())
 
 
-def test_a_failsafe_perception_never_becomes_a_node(migrated_db, monkeypatch):
+def garbage_port() -> ModelPort:
+    """A model whose every call fails (failure text, repaired once, then the fail-safe)."""
+    return ModelPort(Garbage(), dict(get_settings().model_tiers), max_repairs=1)
+
+
+def test_an_event_whose_perception_failed_is_stored_unrated_never_with_the_failsafes_score(migrated_db, monkeypatch):
+    """Issue 36.7: the user's message is a real event even when the model could not rate it. The fail-safe's
+    score and triple are not stored as Ella's perception; a default is, marked by the rule ``UNRATED``."""
     import tasks.memory
+    from ella.memory.perceive import UNRATED, UNRATED_POIGNANCY
 
     make_user("fs")
-    monkeypatch.setattr(tasks.memory, "get_port", lambda: ModelPort(Garbage(), {"memory_extract": "g"}, max_repairs=1))
-    assert perceive_now(user_id="fs", description="I got the job!", source_message_id="fs-1") is None
-    assert nodes("fs") == [] and trigger("fs") == 150
+    monkeypatch.setattr(tasks.memory, "get_port", garbage_port)
+    node_id = perceive_now(user_id="fs", description="I got the job!", source_message_id="fs-1")
+    [node] = nodes("fs")
+    assert node.id == node_id and node.description == "I got the job!" and node.node_type == "event"
+    assert (node.poignancy, node.predicate) == (UNRATED_POIGNANCY, "said") and node.object != "something"
+    assert (node.engine, node.prompt_kind) == ("rules", UNRATED)
+    assert trigger("fs") == 150 - UNRATED_POIGNANCY
+
+
+def test_a_thought_whose_perception_failed_never_becomes_a_node(migrated_db, monkeypatch):
+    """Ella's own thought is not the user's event: a model failure while rating it stores nothing."""
+    import tasks.memory
+
+    make_user("fst")
+    monkeypatch.setattr(tasks.memory, "get_port", garbage_port)
+    assert perceive_now(user_id="fst", description="Sam seems to like mornings", node_type="thought") is None
+    assert nodes("fst") == [] and trigger("fst") == 150
+
+
+def test_a_turn_whose_reply_and_perception_both_failed_still_ends_with_its_memory_node(migrated_db, monkeypatch):
+    """Issue 36.7: at 80% model faults one turn was answered (the fallback reply) and never remembered: its
+    perception call failed too. With every call failing, the turn still ends with its event node."""
+    import adapters.reply_service
+    import tasks.memory
+    from ella.contract import IngestPayload
+    from ella.memory.perceive import UNRATED
+    from models.pending_effects import owed_of
+    from tasks.ingest import ingest
+    from workers.effects import task_named
+    from workers.routing import TaskName
+
+    for module in (adapters.reply_service, tasks.memory):
+        monkeypatch.setattr(module, "get_port", garbage_port)
+    user, message_id = f"ft-{uuid.uuid4().hex[:6]}", uuid.uuid4().hex
+    payload = IngestPayload(message_id=message_id, user_id=user, text="I start my new job on Monday",
+                            sent_at=datetime.now(UTC))  # fmt: skip
+    _stream, follow = ingest(payload, task_id=None)
+    with session_scope() as s:
+        route = s.scalar(select(OutboxRecord.route).where(OutboxRecord.in_reply_to == message_id))
+    assert route == "fallback"
+    effects = [effect for row in follow.get("owed_rows", []) for effect in owed_of(row).effects]
+    [memory] = [effect for effect in effects if effect.task == TaskName.PERCEIVE]
+    assert memory.kwargs["perception"] is None  # the reply's call failed: nothing came with the turn
+    task_named(TaskName.PERCEIVE).apply(kwargs=memory.kwargs).get()
+    [node] = nodes(user)
+    assert (node.source_message_id, node.description, node.prompt_kind) == (message_id, payload.text, UNRATED)
 
 
 def test_concurrent_drains_lose_no_decrement(migrated_db):

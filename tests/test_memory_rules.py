@@ -64,12 +64,21 @@ def test_an_idle_observation_costs_no_call_and_scores_one():
     assert (draft.triple.subject, draft.triple.predicate, draft.triple.object) == ("sam", "is", "idle")
 
 
-def test_a_failsafe_perception_makes_no_node():
+def test_a_failsafe_perception_makes_an_unrated_event_and_no_thought():
+    """The user's event is kept with a default score made by a rule (issue 36.7), never the fail-safe's; a
+    thought whose rating failed is not kept."""
+    from ella.memory.perceive import UNRATED, UNRATED_POIGNANCY
+
+    failing = port(lambda r: "TOKEN LIMIT EXCEEDED")
     draft = perceive(
-        port(lambda r: "TOKEN LIMIT EXCEEDED"), EMBEDDER, user_id="sam", description="I got the job!",
-        node_type="event", at=NOW, dedupe_key="k",
-    )  # fmt: skip
-    assert draft is None
+        failing, EMBEDDER, user_id="sam", description="I got the job!", node_type="event", at=NOW, dedupe_key="k"
+    )
+    assert draft is not None and draft.poignancy == UNRATED_POIGNANCY
+    assert draft.provenance.prompt_kind == UNRATED and draft.provenance.engine == "rules"
+    thought = perceive(
+        failing, EMBEDDER, user_id="sam", description="Sam likes mornings", node_type="thought", at=NOW, dedupe_key="t"
+    )
+    assert thought is None
 
 
 def test_a_thought_sits_one_level_above_its_deepest_evidence_and_never_expires():

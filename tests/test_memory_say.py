@@ -75,14 +75,15 @@ def _fact(i: int, subject: str, predicate: str, obj: str, day: int, source: str 
 
 @pytest.mark.domain
 def test_recall_lists_the_users_facts_newest_first_with_the_day_and_her_thoughts():
+    # (neither fact is of the core profile, which comes first: tests/test_core_profile.py)
     view = MemoryView(
-        facts=[_fact(1, "user.sister", "name", "Mia", 0), _fact(2, "user", "has_upcoming", "a job interview", 5)],
+        facts=[_fact(1, "user.sister", "lives_in", "Leeds", 0), _fact(2, "user", "has_upcoming", "a job interview", 5)],
         thoughts=[HeldNode(9, "thought", "Ella thinks Sam is nervous about work", T0 + timedelta(days=6))],
     )
     decision = decide(read_request("what do you remember about me?"), view)  # type: ignore[arg-type]
     assert decision is not None and not decision.changes
     text = decision.reply
-    assert text.index("job interview") < text.index("Mia")  # newest first
+    assert text.index("job interview") < text.index("Leeds")  # newest first
     assert "you told me on 3 November" in text and "you told me on 8 November" in text
     assert "Sam is nervous about work (from 9 November)" in text
     assert decision.shown_facts == (2, 1) and decision.shown_nodes == (9,)

@@ -7,6 +7,7 @@ the broker lost must stay in the inbox, with its kwargs, until its reply is publ
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -431,3 +432,32 @@ def test_a_deleted_entry_leaves_no_pending_entry_for_a_restarted_reader(redis_cl
         again = OutboxReader(redis_client, group, f"{group}-1", stream=stream).read(block_ms=None)
         assert texts(again) == texts(entries[1:])  # the other entry is still pending, the deleted one is not
         assert redis_client.xpending(stream, group)["pending"] == 1
+
+
+def test_forgetting_a_message_removes_its_entry_in_every_common_json_spelling_of_the_key(
+    redis_client, isolated_inbox
+) -> None:
+    """Issue 36.2: the key is the pair, not the bytes. Python's ``["u", "m"]``, the compact ``["u","m"]`` of
+    every other language's default writer, and PHP's ``\\/`` are all forgotten with the message."""
+    user, message_id = "user/1", "msg-a"
+    written = [
+        json.dumps([user, message_id], separators=(",", ":")),
+        json.dumps([user, message_id]).replace("/", "\\/"),
+        json.dumps([user, message_id], separators=(",", ":")).replace("/", "\\/"),
+    ]
+    for member in written:
+        redis_client.hset(isolated_inbox.payloads, member, json.dumps(kwargs_of(message_id, user)))
+        redis_client.zadd(isolated_inbox.due, {member: 0})
+    inbox.remember(redis_client, kwargs_of("msg-b", user))
+    inbox.forget(redis_client, user, message_id)
+    assert redis_client.hkeys(isolated_inbox.payloads) == [key("msg-b", user)]
+    assert redis_client.zrange(isolated_inbox.due, 0, -1) == [key("msg-b", user)]
+
+
+def test_an_inbox_member_that_is_not_a_json_pair_is_its_own_key(redis_client, isolated_inbox) -> None:
+    assert inbox.canonical('["u","m"]') == inbox.canonical('[ "u" , "m" ]') == inbox.entry_key("u", "m")
+    for member in ("msg-a", "[1, 2]", '["u"]', "not json ["):  # an older plain message_id key; garbage
+        assert inbox.canonical(member) == member
+    redis_client.hset(isolated_inbox.payloads, "msg-a", json.dumps(kwargs_of("msg-a")))
+    redis_client.zadd(isolated_inbox.due, {"msg-a": 0})
+    assert [m for m, _, _ in inbox.overdue(redis_client, older_than_s=0)] == ["msg-a"]

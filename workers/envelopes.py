@@ -20,9 +20,15 @@ another task's queue, and headers Celery would choke on or misread (``id``/``tas
 ``argsrepr``/``kwargsrepr``/ids not strings, ``stamps`` not a mapping). The kwargs' values are the task's to
 judge (``ella.contract``: a ``malformed_payload``).
 
-When the body decodes, the dead letter records the request's ids from its kwargs (``user_id``, ``message_id``
-or ``request_id``, a profile's ``updated_at``), so a gateway task's refusal is answered on the outbox stream
-(kind ``rejected``, code ``malformed_envelope``, ``unknown_task`` or ``wrong_queue``: ``adapters.dead_letters``).
+Every refused item is answered on the outbox stream (kind ``rejected``, code ``malformed_envelope``,
+``unknown_task`` or ``wrong_queue``: ``adapters.dead_letters``), whatever is broken in it: the spec promises
+never silence, and a gateway must be able to tell which send failed. What labels the entry is read best effort
+(``traced``): the task id and name from the headers whenever they can be read (also out of a queue item that is
+not JSON, by a scan), and the request's ids (``user_id``, ``message_id`` or ``request_id``, a profile's
+``updated_at``) from whatever the body holds, whether or not it decodes as the check wants (a wrong content
+type, a body that is not base64 or not ``[args, kwargs, embed]``, a JSON list pushed as the whole item). Those
+values only label the entry and the dead letter (printable ids, an erased user named by nobody); they are
+never trusted for anything else.
 
 No user data in the worker's log: a message that passes has its ``argsrepr``/``kwargsrepr`` headers rewritten
 to the argument count and the kwargs' names (``shown_arguments``), whatever the client put there or left out.
@@ -40,12 +46,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import logging
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from kombu.transport import redis as kombu_redis
 from kombu.utils.json import loads as kombu_loads
@@ -76,13 +83,15 @@ class UndecodableEnvelope(dict[str, Any]):
         self.problem = problem or f"envelope is not JSON ({error})"
 
 
-def json_scan(text: str) -> tuple[int, dict[str, str]]:
+def json_scan(text: str, levels: tuple[list[str], ...] = (["[", "{"],)) -> tuple[int, dict[str, str]]:
     """(deepest nesting, the request ids at the body's kwargs level) of JSON ``text``, without parsing it.
 
     Why not ``json.loads``: it recurses, and a deep enough text raises ``RecursionError`` instead of an answer.
     This walks the strings and brackets (a C regex and one loop, no recursion), so it tells how deep a text is
     whatever its depth, and still finds ``user_id``/``message_id``/``request_id``/``updated_at`` string values
-    of the object two levels down (a body's kwargs: ``[args, {kwargs}, embed]``) for the dead letter.
+    of the object two levels down (a body's kwargs: ``[args, {kwargs}, embed]``) for the dead letter; ``levels``
+    the bracket paths of the objects read (``["{"]`` too: a kwargs object sent as the whole body). It reads
+    text that is not JSON too, as far as it goes (a torn or truncated item still names its request).
     """
     stack: list[str] = []
     deepest = 0
@@ -108,7 +117,7 @@ def json_scan(text: str) -> tuple[int, dict[str, str]]:
             if value:
                 ids.setdefault(key, value)
             key, awaiting_value = None, False
-        elif len(stack) == 2 and stack == ["[", "{"]:
+        elif stack in levels:
             name = _flat_string(token)
             key = name if name in _ID_KWARGS else None
     return deepest, ids
@@ -289,44 +298,131 @@ def _raw_text(envelope: Any) -> str:
     return text[:MAX_RAW_CHARS]
 
 
+_KWARGS_LEVELS = (["[", "{"], ["{"])  # [args, {kwargs}, embed] (or [{kwargs}]), and a bare {kwargs} body
+
+
+def _top_level_strings(text: str, wanted: dict[tuple[str, ...], str]) -> dict[str, str]:
+    """String values of JSON ``text`` at the key paths in ``wanted`` (path -> name), without parsing it.
+
+    For a queue item that is not JSON (torn, truncated, or nested too deep for ``json.loads``): its
+    ``headers.id``, ``headers.task`` and ``body`` can still be read when the text holds them. A path is the keys
+    from the top object (``("headers", "id")``); a value inside a list is never matched. One loop, no recursion.
+    """
+    opened: list[tuple[str, str | None]] = []  # each open bracket, and the key it is the value of (or None)
+    found: dict[str, str] = {}
+    key: str | None = None
+    awaiting_value = False
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            opened.append((token, key if awaiting_value else None))
+            key, awaiting_value = None, False
+        elif token in ("]", "}"):
+            if opened:
+                opened.pop()
+            key, awaiting_value = None, False
+        elif token == ":":
+            awaiting_value = key is not None
+        elif token == ",":
+            key, awaiting_value = None, False
+        elif awaiting_value and key is not None:
+            in_objects = bool(opened) and all(bracket == "{" for bracket, _ in opened)
+            name = wanted.get((*(under for _, under in opened[1:] if under is not None), key))
+            value = _flat_string(token)
+            if in_objects and name is not None and value is not None:
+                found.setdefault(name, value)
+            key, awaiting_value = None, False
+        elif opened and opened[-1][0] == "{":
+            key = _flat_string(token)
+    return found
+
+
+def _body_guess(body: Any) -> str | None:
+    """The body as JSON text, best effort and for its ids only: base64 of it when it decodes, else the text as
+    sent (a body marked base64 that is plain JSON), or the JSON of a body sent as a list or object."""
+    if isinstance(body, list | dict):
+        return json.dumps(body, ensure_ascii=True, default=repr)[:MAX_BODY_CHARS]
+    if not isinstance(body, str):
+        return None
+    body = body[:MAX_BODY_CHARS]
+    try:
+        return base64.b64decode(body.encode("ascii"), validate=True).decode("utf-8", "replace")
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        return body
+
+
+def _ids_of(text: str | None) -> dict[str, str]:
+    return json_scan(text, _KWARGS_LEVELS)[1] if text else {}
+
+
 def request_ids(envelope: Any) -> dict[str, str]:
-    """The request's ids from the kwargs of a body that decodes (a printable string each), else nothing."""
-    if not isinstance(envelope, dict) or isinstance(envelope, UndecodableEnvelope):
+    """The request's ids (a string each), read best effort from whatever the item's body holds, else nothing.
+
+    A body that decodes gives its kwargs' ids; one that does not is still scanned (a wrong content type, a body
+    marked base64 that is not, a body that is not ``[args, kwargs, embed]``, one nested too deep to parse), and
+    so is a JSON list pushed as the whole item (a body sent without its envelope) and the body of an item that
+    is not JSON. The values label a refusal; nothing else reads them.
+    """
+    if isinstance(envelope, UndecodableEnvelope):
+        return _ids_of(_body_guess(_top_level_strings(envelope.raw, {("body",): "body"}).get("body")))
+    if isinstance(envelope, list):
+        return _ids_of(json.dumps(envelope, ensure_ascii=True, default=repr))
+    if not isinstance(envelope, dict):
         return {}
     body, problem = _decode_body(envelope)
-    if problem is not None:
-        if not problem.startswith("body nested deeper"):
-            return {}
-        text, _ = _body_text(envelope)  # too deep to parse, but it may name its request at the kwargs level
-        return json_scan(text)[1] if text is not None else {}
-    if not isinstance(body, list) or len(body) < 2 or not isinstance(body[1], dict):
-        return {}
-    return {name: body[1][name] for name in _ID_KWARGS if isinstance(body[1].get(name), str) and body[1][name]}
+    if problem is None and isinstance(body, list) and len(body) >= 2 and isinstance(body[1], dict):
+        return {name: body[1][name] for name in _ID_KWARGS if isinstance(body[1].get(name), str) and body[1][name]}
+    return _ids_of(_body_guess(envelope.get("body")))
+
+
+class Traced(NamedTuple):
+    """What labels a refused item: the task name and id from its headers (None when unreadable), its request's
+    ids from its body (``request_ids``)."""
+
+    task: str | None
+    task_id: str | None
+    ids: dict[str, str]
+
+
+def traced(envelope: Any) -> Traced:
+    """The task name and id whenever the headers can be read (also by a scan of an item that is not JSON), and
+    the request's ids whenever the body can; see ``request_ids``."""
+    if isinstance(envelope, UndecodableEnvelope):
+        found = _top_level_strings(envelope.raw, {("headers", "task"): "task", ("headers", "id"): "id"})
+    elif isinstance(envelope, dict) and isinstance(envelope.get("headers"), dict):
+        found = envelope["headers"]
+    else:
+        found = {}
+    task, task_id = found.get("task"), found.get("id")
+    return Traced(
+        task if isinstance(task, str) and task else None,
+        task_id if isinstance(task_id, str) and task_id else None,
+        request_ids(envelope),
+    )
 
 
 def dead_letter_envelope(envelope: Any, queue: str, reason: str) -> None:
-    """Record the raw item with the ids its body holds; if even that fails (database down), keep it in a Redis
-    list, say so, and still answer a gateway task on the outbox stream."""
+    """Record the raw item with what labels it (``traced``) and answer it on the outbox stream, whatever the
+    task; if even the row fails (database down), keep the item in a Redis list, say so, and still answer it."""
     from adapters.dead_letters import publish_rejection, record_dead_letter
 
-    headers = envelope.get("headers") if isinstance(envelope, dict) else None
-    headers = headers if isinstance(headers, dict) else {}
-    task = headers.get("task")
-    task_name = task if isinstance(task, str) and task else "(malformed envelope)"
-    task_id = headers.get("id") if isinstance(headers.get("id"), str) else None
+    task, task_id, ids = traced(envelope)
+    task_name = task or "(malformed envelope)"
     why = f"malformed envelope on queue {queue!r}: {reason}"
-    ids = request_ids(envelope)
+    raw = _raw_text(envelope)
     try:
-        record_dead_letter(task_name, task_id, why, None, {**ids, "raw_envelope": _raw_text(envelope)})
+        record_dead_letter(task_name, task_id, why, None, {**ids, "raw_envelope": raw})
     except Exception:
         from adapters.redis_conn import get_redis
 
         key = f"{get_settings().redis_key_prefix}:malformed_envelopes"
         log.exception("could not dead-letter a malformed envelope; kept in Redis list %s", key)
         try:
-            get_redis().lpush(key, json.dumps({"queue": queue, "reason": reason, "raw": _raw_text(envelope)}))
+            get_redis().lpush(key, json.dumps({"queue": queue, "reason": reason, "raw": raw}))
         finally:
-            publish_rejection(task_name, task_id, why, why, ids)
+            # No row id to key the entry by: the item's own hash, so two different items are two entries.
+            fallback = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+            publish_rejection(task_name, task_id, why, why, ids, fallback=fallback)
 
 
 _original_deliver = kombu_redis.Transport._deliver

@@ -9,6 +9,14 @@ Model calls, and why so few: an idle observation scores 1 without a call (the re
 arrives with the poignancy and triple the live reply's own call returned; only an observation with neither
 costs one perception call. A fail-safe perception is never stored. A turn the guard held
 (``ella.memory.quarantine``) costs no call either: its words must not reach a model, so a rule scores it.
+
+An event whose perception call failed is still stored, unrated, and why: at 80% model faults one turn (a
+fallback reply whose perception call failed too) was answered but never remembered (issue 36). The rule "the
+model's failures are never memories" is about what the model said: a fail-safe's score and triple ("said
+something", poignancy 1) are never stored as if Ella had perceived them. The user's message is still a real
+event, so it becomes a node with ``UNRATED_POIGNANCY`` and a neutral triple, made by the rule ``UNRATED``
+(its provenance's ``prompt_kind``), which marks it for a later re-rating. A thought or a chat is Ella's own
+or a transcript, not the user's new event: its failed perception still stores nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +40,10 @@ log = logging.getLogger(__name__)
 DRAINS_TRIGGER: dict[str, bool] = {"event": True, "chat": True, "thought": False}
 REPEAT_WINDOW = 5  # a repeat of one of the last few observations is not stored again
 IDLE = re.compile(r"\bis idle\b|^\s*(idle|\.\.\.|…)?\s*$", re.IGNORECASE)
+# An event stored although its perception call failed: the rule that made it (``Provenance.prompt_kind``, so a
+# re-rating finds it) and its poignancy until then (an ordinary turn, as a notification Ella sent or a boundary).
+UNRATED = "unrated_event"
+UNRATED_POIGNANCY = 3
 
 
 @dataclass(frozen=True)
@@ -84,9 +96,17 @@ def perceived(
         return given, given_by or unrecorded("reply")
     result = port.call(Perception, {"name": user_id, "event": description}, user_id=user_id)
     if result.failsafe:
-        log.warning("perception failed (%s): the observation is not stored", result.error[:200])
+        log.warning("perception failed (%s): its score and triple are not stored", result.error[:200])
         return None
     return result.value, result.provenance
+
+
+def unrated(user_id: str) -> tuple[Perceptible, Provenance]:
+    """The poignancy and triple of an event whose perception call failed: a default, by the rule ``UNRATED``,
+    never the fail-safe's (which would pass a model's failure off as Ella's perception)."""
+    return Scored(UNRATED_POIGNANCY, subject=user_id, predicate="said", object="a message not yet rated"), by_rule(
+        UNRATED
+    )
 
 
 def held_description(hold: str | None, user_id: str, text: str) -> str:
@@ -119,12 +139,14 @@ def perceive(
     conversation_id: int | None = None,
     quarantine: str | None = None,
 ) -> MemoryNodeDraft | None:
-    """The node for one observation, or None when the model failed (then nothing is stored). The node's
-    provenance is the call that scored it: ``given_by`` for a ``given`` perception. A held turn
-    (``quarantine``) is scored by rule, with no call."""
+    """The node for one observation, or None when the model failed on a thought or a chat (then nothing is
+    stored; an event is stored unrated: ``unrated``). The node's provenance is the call that scored it:
+    ``given_by`` for a ``given`` perception. A held turn (``quarantine``) is scored by rule, with no call."""
     scored = (
         held_perception(quarantine, user_id) if quarantine else perceived(port, user_id, description, given, given_by)
     )
+    if scored is None and node_type == "event":
+        scored = unrated(user_id)
     if scored is None:
         return None
     found, made_by = scored

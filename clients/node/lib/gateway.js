@@ -40,8 +40,9 @@ function required(args, names) {
 }
 
 /**
- * Python's `json.dumps([user_id, message_id], ensure_ascii=True)`: the inbox entry key, byte for byte, so the
- * worker that publishes the reply finds and removes the entry this client wrote.
+ * Python's `json.dumps([user_id, message_id], ensure_ascii=True)`: the inbox entry key in its canonical spelling.
+ * Ella accepts any JSON spelling of the pair (adapters/inbox.py), but this one is removed on publish directly,
+ * with no move by the sweep first, and it is the one the Python clients write.
  */
 function inboxEntryKey(userId, messageId) {
   const ascii = (v) => JSON.stringify(v).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
