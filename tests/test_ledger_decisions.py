@@ -136,3 +136,16 @@ def test_a_contest_waiting_for_review_is_skipped_and_a_verdict_decides_the_rest(
     assert contests.decide(job, verdict(0)) == contests.Review([1, 2], "undecided: newer")
     failed = contests.decide(job, verdict(0, failsafe=True, error="timeout"))
     assert failed == contests.Review([1, 2], "model failed: timeout")
+
+
+def test_a_like_or_a_language_sits_beside_the_others_and_a_home_replaces_the_old_one():
+    live = [
+        Fact(1, "user", "cooking", tier="user_claim", predicate="likes", written_by="user", recorded_at=T0),
+        Fact(2, "user", "German", tier="user_claim", predicate="speaks", written_by="user", recorded_at=T0),
+        Fact(3, "user", "Bremen", tier="user_claim", predicate="lives_in", written_by="user", recorded_at=T0),
+    ]
+    assert extraction.place(NewFact("user", "likes", "hiking", "user_claim"), live).action == Action.APPEND
+    assert extraction.place(NewFact("user", "speaks", "English", "user_claim"), live).action == Action.APPEND
+    assert extraction.place(NewFact("user", "likes", "Cooking", "user_claim"), live).action == Action.KNOWN
+    moved = extraction.place(NewFact("user", "lives_in", "Lisbon", "user_claim"), live)
+    assert (moved.action, moved.replaces) == (Action.SUPERSEDE, 3)

@@ -80,9 +80,9 @@ def test_the_same_fact_twice_is_stored_once_and_a_redelivery_stores_nothing(migr
 def test_a_newer_claim_of_the_user_supersedes_their_own_older_claim(migrated_db):
     user = make_user()
     extract(user, "I live in Leeds")
-    assert extract(user, "I live in York now") == {"superseded": 1}
+    assert extract(user, "I live in York now") == {"superseded": 1}  # "York", ended at its clause
     old, new = user_facts(user)
-    assert (old.object, old.status, new.object, new.status) == ("Leeds", "superseded", "York now", "active")
+    assert (old.object, old.status, new.object, new.status) == ("Leeds", "superseded", "York", "active")
     assert new.supersedes == old.id and new.chain == old.chain
 
 

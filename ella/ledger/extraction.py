@@ -117,6 +117,13 @@ def facts_from(
 
 LiveFact = StoredFact  # what placement reads of a live fact
 
+# Predicates a person holds many of at once: a new one sits beside the others instead of replacing them ("I love
+# cooking", later "I love hiking": both hold; "I speak German" and "I speak English" too).
+MANY_VALUED = frozenset(
+    {"likes", "loves", "enjoys", "dislikes", "hates", "speaks", "has", "plays", "hobby", "hobbies", "reads",
+     "watches", "listens_to", "collects"}
+)  # fmt: skip
+
 
 class Action(StrEnum):
     KNOWN = "known"  # the user's world holds it already: store nothing
@@ -140,7 +147,8 @@ def place(new: NewFact, live: Sequence[LiveFact]) -> Placement:
     """Where one extracted fact goes, given the user's live facts.
 
     The same subject, predicate and object (in any case) is known. A user claim replaces the newest of the
-    user's own live claims on the same subject and predicate; a claim never replaces canon or anything another
+    user's own live claims on the same subject and predicate, unless the predicate is one a person holds many of
+    (``MANY_VALUED``: likes, languages); a claim never replaces canon or anything another
     writer wrote (it sits beside it, and the brief shows canon). Anything else is appended.
 
     A dated event (one with a follow-up window) is one event per object: "my interview is on Thursday" and "my
@@ -155,7 +163,7 @@ def place(new: NewFact, live: Sequence[LiveFact]) -> Placement:
         same = alike  # another event is not this one: only the same event on another day is replaced
     elif alike:
         return Placement(Action.KNOWN)
-    if new.tier == Tier.USER_CLAIM:
+    if new.tier == Tier.USER_CLAIM and new.predicate not in MANY_VALUED:
         own = [f for f in same if f.tier == Tier.USER_CLAIM and f.written_by == Writer.USER]
         if own:
             newest = max(own, key=lambda f: (f.recorded_at, f.id))

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from ella.lexicon import TOPICLESS_WORDS
+from ella.event_over import announced, over_in_transcript
+from ella.lexicon import TOPICLESS_WORDS, stem
 from ella.llm.types import Completion, CompletionRequest, Usage
 from ella.offline_reply import grounded_reply
 
@@ -252,26 +253,39 @@ def memo(name: str, transcript: Sequence[str]) -> str:
     return text
 
 
-def plan(name: str, transcript: Sequence[str]) -> str:
-    """A follow-up on the last upcoming event mentioned, else a check-in on the most salient topic."""
+def _ahead(name: str, transcript: Sequence[str], over: set[str]) -> tuple[str, re.Match[str], str] | None:
+    """The last upcoming event the user mentioned and did not then say is over (``over``, the head words
+    ``ella.event_over.over_in_transcript`` reads: "the interview went great" after "I have a job interview on
+    Thursday"): its line, its "when" and its topic word."""
     said = user_lines(transcript, name)
     upcoming = [(line, m) for line in said if (m := FUTURE.search(line)) is not None]
-    if upcoming:
-        line, future = upcoming[-1]
+    for line, future in reversed(upcoming):
         events = [w for w in chat_words(line) if EVENT_WEIGHTS.get(w, 0) >= 4]
         topic = events[-1] if events else (salient([line], 1, name) or ["plan"])[0]
+        if stem(topic) in over or announced(line) in over:
+            continue  # its outcome is told: asking how it will go would look forward to the past
+        return line, future, topic
+    return None
+
+
+def plan(name: str, transcript: Sequence[str]) -> str:
+    """A follow-up on the last upcoming event mentioned whose outcome was not told after it, else a check-in on the
+    most salient topic that is not an event already over."""
+    over = set(over_in_transcript(transcript, name))
+    ahead = _ahead(name, transcript, over)
+    if ahead is not None:
+        _line, future, topic = ahead
         when = re.sub(r"^on\s+", "", future.group(0), flags=re.IGNORECASE)
         return f"after {when}, ask {name} how the {topic} went."
-    topics = salient(said, 1, name)
+    topics = [t for t in salient(user_lines(transcript, name), 5, name) if stem(t) not in over]
     return f"next time, check in with {name} about {topics[0] if topics else 'how they are doing'}."
 
 
 def plan_until(name: str, transcript: Sequence[str], today: date) -> date | None:
     """The last day the plan above makes sense: the day after the upcoming event it follows up on, when that
     day can be read ("on Monday", "tomorrow", an ISO date); None for an undated check-in."""
-    said = user_lines(transcript, name)
-    upcoming = [line for line in said if FUTURE.search(line) is not None]
-    day = event_day(upcoming[-1], today) if upcoming else None
+    ahead = _ahead(name, transcript, set(over_in_transcript(transcript, name)))
+    day = event_day(ahead[0], today) if ahead is not None else None
     return None if day is None else day + timedelta(days=1)
 
 
@@ -279,8 +293,121 @@ RELATION_WORDS = (
     "sister|brother|sibling|sis|bro|mom|mum|mother|dad|father|partner|friend|boss|wife|husband|girlfriend|"
     "boyfriend|son|daughter|cousin|grandma|grandpa|granny|aunt|uncle|roommate|flatmate|dog|cat"
 )
-# pattern, (match -> subject, predicate, object), tier
-FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, str, str]], str]] = [
+
+# --- the user's core profile, by rule (``ella.core_profile``: its predicates, exactly) -----------------------------
+#
+# Why a value ends at its clause here and not only on storage: "I live in Bremen and I love cooking" is two facts,
+# a home and a like; a value cut on storage alone would keep the home and lose the like. The ledger's
+# ``ella.core_profile.clean_value`` still checks what any engine says.
+
+# Where a profile value ends: punctuation, a conjunction, a new clause, a time word or a number.
+_VALUE_END = re.compile(
+    r"\s*(?:[,;:.!?()\n]|\s-\s|\d|\b(?:and|but|because|cause|cos|so|since|where|which|who|while|though|although|"
+    r"for|with|near|now|last|this|next|ago|yesterday|today|tonight|tomorrow|recently|lately|already|again|too|"
+    r"as well|at the moment|right now|these days|in the|in my|at the|on the|on my|every|each|i|i'm|im|i've|it|"
+    r"it's|we|my|lol|haha)\b)",
+    re.IGNORECASE,
+)
+MAX_VALUE_WORDS = 5
+_PRONOUNS = {"you", "your", "u", "ur", "it", "that", "this", "them", "him", "her", "me", "us", "ya", "yours"}
+# What follows "I'm" and is not a name, though it may be written with a capital: feelings, states, nationalities.
+_NOT_NAMES = frozenset(
+    """
+    a an the so not just really very still also back home here there fine ok okay good great well sorry sure done
+    ready busy free new old single married alone lost sick ill bored hungry thirsty cold hot late early off out
+    in on up down glad happy sad tired from at going gonna trying like kinda quite pretty too always never
+    literally honestly actually basically probably almost totally currently finally usually sometimes afraid
+    scared worried nervous excited proud curious bad awesome alright human real serious confused over fed stuck
+    broke vegan vegetarian retired unemployed pregnant right wrong about what who with into such all both gay
+    straight trans bi christian muslim jewish catholic atheist buddhist hindu no one two fab cool hopeless
+    exhausted stressed anxious lonely upset overwhelmed awful hurt angry frustrated fantastic amazing wonderful
+    thrilled relieved ashamed devastated heartbroken terrified grateful thankful blessed fucked screwed dying dead
+    starving freezing boiling sleepy ella
+    english british scottish welsh irish american canadian australian german austrian swiss french belgian dutch
+    spanish italian portuguese brazilian mexican argentinian chilean colombian polish czech danish swedish
+    norwegian finnish icelandic greek turkish russian ukrainian chinese japanese korean indian pakistani
+    nigerian kenyan egyptian moroccan european asian african latino latina
+    """.split()
+)
+LANGUAGE_NAMES = frozenset(
+    """
+    english german spanish french italian portuguese dutch polish czech danish swedish norwegian finnish greek
+    turkish russian ukrainian chinese mandarin cantonese japanese korean hindi urdu arabic hebrew persian farsi
+    swahili catalan basque welsh irish romanian hungarian bulgarian croatian serbian
+    """.split()
+)
+# "I'm a nurse": a job only when the word is one; "I'm a mess" or "I'm a bit tired" is not.
+OCCUPATIONS = frozenset(
+    """
+    nurse teacher doctor engineer developer programmer designer chef cook baker lawyer accountant carpenter
+    electrician plumber mechanic pharmacist architect writer journalist photographer artist musician waiter
+    waitress barista cashier scientist researcher librarian farmer pilot driver firefighter paramedic therapist
+    psychologist dentist vet veterinarian consultant manager midwife surgeon physiotherapist translator editor
+    painter gardener builder cleaner carer caregiver tutor lecturer professor student postman courier
+    receptionist secretary banker analyst economist actor actress dancer singer producer filmmaker
+    """.split()
+)
+_NAME_WORD = r"[A-Za-z][a-z'-]+"
+
+
+def profile_value(raw: str, *, place: bool = False) -> str | None:
+    """``raw`` ended at its clause, or None when nothing is left, it is still a sentence or names a pronoun. A
+    place written in lower case is given its capitals ("bremen" -> "Bremen")."""
+    value = _VALUE_END.split(" " + raw.strip(), maxsplit=1)[0].strip(" '\"")
+    words = value.split()
+    if not words or len(words) > MAX_VALUE_WORDS or {w.lower() for w in words} & _PRONOUNS:
+        return None
+    if place:
+        if words[0].lower() in ("a", "an", "my", "our", "his", "her", "their"):
+            return None  # "I moved to a new flat": not a city
+        if value.islower():
+            value = " ".join(w if w in ("of", "on", "upon", "de", "am", "la", "le") else w.capitalize() for w in words)
+    return value
+
+
+def _name(word: str, *, said: bool) -> str | None:
+    """A name: a word that is not one of ``_NOT_NAMES``; unless ``said`` ("my name is jonas"), written with its
+    capital and not shaped like an adjective or a verb ("I'm Tired", "I'm Going")."""
+    low = word.lower().strip("'")
+    if low in _NOT_NAMES or low in LANGUAGE_NAMES or len(low) < 2:
+        return None
+    if not said and (not word[0].isupper() or low.endswith(("ing", "ed", "ly"))):
+        return None
+    return word[0].upper() + word[1:]
+
+
+def _language_capitalised(value: str | None) -> str | None:
+    """ "portuguese" -> "Portuguese": a language's name has its capital whatever the user typed."""
+    return value.capitalize() if value and value.lower() in LANGUAGE_NAMES else value
+
+
+def _fact(subject: str, predicate: str, value: str | None) -> tuple[str, str, str] | None:
+    return None if not value else (subject, predicate, value)
+
+
+def _likes(m: re.Match[str]) -> tuple[str, str, str] | None:
+    """ "I love cooking": a like of its own, never "you" or "it" ("I love you" is not a hobby)."""
+    value = profile_value(re.split(r"\b(?:to|about|at|in|on|of)\b", m.group(1), maxsplit=1)[0])
+    if value is None or value.lower() in ("the", "a", "an", "being", "how", "when", "what", "who", "so"):
+        return None
+    return ("user", "likes", value)
+
+
+_SPEAK = re.compile(r"\bI (?:can |also )?speak ([^.!?;]{1,60})", re.IGNORECASE)
+
+
+def languages_spoken(message: str) -> list[tuple[str, str, str]]:
+    """ "I speak German and a bit of French": each language a fact of its own (only known language names)."""
+    return [
+        ("user", "speaks", word.capitalize())
+        for m in _SPEAK.finditer(message)
+        for word in re.findall(r"[A-Za-z]+", re.split(r"\b(?:but|because|since|so)\b", m.group(1))[0])
+        if word.lower() in LANGUAGE_NAMES
+    ]
+
+
+# pattern, (match -> subject, predicate, object, or None: not a fact after all), tier
+FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, str, str] | None], str]] = [
     (
         re.compile(
             rf"\bmy ({RELATION_WORDS})('s name is| is called| is named|'s called| is) (?:an? |the )?"
@@ -303,16 +430,100 @@ FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, 
         lambda m: (f"user.{m.group(1).lower()}", "name", m.group(2).strip()),
         "user_claim",
     ),
-    (
-        re.compile(
-            r"\bI work as an? ([\w'-]{2,40}(?: (?!on\b|in\b|at\b|for\b|with\b|by\b)[\w'-]{2,40})?)", re.IGNORECASE
-        ),
-        lambda m: ("user", "works_as", m.group(1).strip()),
+    (  # "my name is Jonas", "call me Jonas": said outright, so a lower-case "jonas" is a name too
+        re.compile(rf"\b(?:my name is|my name's|call me|i go by|they call me)\s+({_NAME_WORD})", re.IGNORECASE),
+        lambda m: _fact("user", "name", _name(m.group(1), said=True)),
+        "user_claim",
+    ),
+    (  # "I'm Jonas", "Hi Ella, I am Jonas": a capitalised word that is not a feeling or a nationality
+        re.compile(r"(?:^|[^\w'])(?:I'm|I am)\s+([A-Z][a-z-]+)\b(?!')"),
+        lambda m: _fact("user", "name", _name(m.group(1), said=False)),
         "user_claim",
     ),
     (
-        re.compile(r"\bI (live|work|study) (?:in|at) ([\w' -]{2,60})", re.IGNORECASE),
-        lambda m: ("user", f"{m.group(1).lower()}s_in", m.group(2).strip()),
+        re.compile(r"\bI(?:'m| am) (?:originally )?from ([\w' -]{2,60})|\bI come from ([\w' -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", "from", profile_value(m.group(1) or m.group(2), place=True)),
+        "user_claim",
+    ),
+    (
+        re.compile(
+            r"\bI (?:live|am living|'m living) (?:in|at) ([\w' -]{2,60})|\bI'm living in ([\w' -]{2,60})", re.IGNORECASE
+        ),  # fmt: skip
+        lambda m: _fact("user", "lives_in", profile_value(m.group(1) or m.group(2), place=True)),
+        "user_claim",
+    ),
+    (  # "I just moved to Lisbon for work": the new home (the ledger supersedes the old one, keeping it as the past)
+        re.compile(
+            r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally |now |only )?(?:moved|relocated) to ([\w' -]{2,60})",
+            re.IGNORECASE,
+        ),
+        lambda m: _fact("user", "lives_in", profile_value(m.group(1), place=True)),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI (?:used to live|lived) in ([\w' -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", "lived_in", profile_value(m.group(1), place=True)),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI used to work as an? ([\w' -]{2,40})", re.IGNORECASE),
+        lambda m: _fact("user", "worked_as", profile_value(m.group(1))),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI used to work (?:at|for) ([\w'& -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", "worked_at", profile_value(m.group(1))),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI used to study (?!at\b|in\b)([\w' -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", "studied", profile_value(m.group(1))),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI used to study at ([\w'& -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", "studied_at", profile_value(m.group(1))),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI work as an? ([\w' -]{2,40})", re.IGNORECASE),
+        lambda m: _fact("user", "works_as", profile_value(m.group(1))),
+        "user_claim",
+    ),
+    (  # "I'm a nurse", "I'm a night nurse": only a word that is a job
+        re.compile(r"\bI(?:'m| am) an? (?:([a-z]+) )?([a-z]+)\b", re.IGNORECASE),
+        lambda m: (
+            _fact("user", "works_as", " ".join(filter(None, [m.group(1), m.group(2)])).lower())
+            if m.group(2).lower() in OCCUPATIONS and m.group(2).lower() != "student"
+            else None
+        ),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI work (at|in|for) ([\w'& -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", "works_in" if m.group(1).lower() == "in" else "works_at", profile_value(m.group(2))),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI(?:'m| am)? (?:study|studying) (at|in) ([\w'& -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", f"studies_{m.group(1).lower()}", profile_value(m.group(2), place=True)),
+        "user_claim",
+    ),
+    (
+        re.compile(
+            r"\bI(?:'m| am)? (?:study|studying) (?!at\b|in\b|for\b|hard\b|a lot\b)([\w' -]{2,60})", re.IGNORECASE
+        ),  # fmt: skip
+        lambda m: _fact("user", "studies", _language_capitalised(profile_value(m.group(1)))),
+        "user_claim",
+    ),
+    (
+        re.compile(r"\bI(?:'m| am) a student at ([\w'& -]{2,60})", re.IGNORECASE),
+        lambda m: _fact("user", "studies_at", profile_value(m.group(1), place=True)),
+        "user_claim",
+    ),
+    (  # "I love cooking": a like of its own, never the rest of the sentence
+        re.compile(r"\bI (?:really |absolutely |just |also )?(?:love|like|enjoy|adore) ([\w' -]{2,60})", re.IGNORECASE),
+        _likes,
         "user_claim",
     ),
     (
@@ -478,21 +689,25 @@ def read_over(message: str, today: date, events: Sequence[tuple[Any, date, set[s
 
 
 def facts(message: str, today: date, known: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """The message's facts: the retirements of known events it tells the outcome of, then what each pattern of
+    ``FACT_PATTERNS`` reads (and the languages the user speaks), each (subject, predicate, object) once."""
+    message = message.replace("\u2019", "'")
     out = retirements(message, today, known)
+    found: list[tuple[tuple[str, str, str], str]] = []
     for pattern, parts, tier in FACT_PATTERNS:
-        for m in pattern.finditer(message):
-            subject, predicate, obj = parts(m)
-            fact: dict[str, Any] = {
-                "subject": subject,
-                "predicate": predicate,
-                "object": obj,
-                "tier": tier,
-                "confidence": 0.6,
-            }
-            day = event_day(message, today) if predicate == "has_upcoming" else None
-            if day is not None:
-                fact["event_date"] = day.isoformat()
-            out.append(fact)
+        found += [(said, tier) for m in pattern.finditer(message) if (said := parts(m)) is not None]
+    found += [(said, "user_claim") for said in languages_spoken(message)]
+    seen: set[tuple[str, str, str]] = set()
+    for (subject, predicate, obj), tier in found:
+        if (subject, predicate, obj.casefold()) in seen:
+            continue
+        seen.add((subject, predicate, obj.casefold()))
+        fact: dict[str, Any] = {"subject": subject, "predicate": predicate, "object": obj, "tier": tier,
+                                "confidence": 0.6}  # fmt: skip
+        day = event_day(message, today) if predicate == "has_upcoming" else None
+        if day is not None:
+            fact["event_date"] = day.isoformat()
+        out.append(fact)
     return out[:10]
 
 
@@ -661,17 +876,30 @@ class OfflineProvider:
             }
         elif kind == "reply":
             message = str(v.get("message", ""))
-            said_before = " ".join(b.text for t in request.messages[:-1] if t.role == "assistant" for b in t.blocks)
+            history = [(t.role, " ".join(b.text for b in t.blocks)) for t in request.messages[:-1]]
+            said_before = " ".join(text for role, text in history if role == "assistant")
             past, today = str(v.get("world_past") or ""), _today(v.get("today"))
+            # extraction folded into the reply: the rules of fact_extraction below, on the same variables; the
+            # reply reads them too (a name just given, a like to ask back about)
+            told = facts(message, today, list(v.get("known") or []))
             reply = grounded_reply(
-                message, list(v.get("recalled", [])), dict(v.get("world", {})), said_before, past, today
+                message,
+                list(v.get("recalled", [])),
+                dict(v.get("world", {})),
+                said_before,
+                past,
+                today,
+                canon=list(v.get("canon") or []),
+                about_user=dict(v.get("about_user") or {}),
+                user_past=str(v.get("user_past") or ""),
+                history=history,
+                told=told,
             )
             out = {
                 "reply": reply,
                 "perception": {"score": poignancy_score(message), **triple(name, message)},
                 "self_statements": self_statements(reply),
-                # extraction folded into the reply: the rules of fact_extraction below, on the same variables
-                "facts": facts(message, _today(v.get("today")), list(v.get("known") or [])),
+                "facts": told,
             }
         elif kind == "fact_extraction":
             today = _today(v.get("today"))
