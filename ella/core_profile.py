@@ -76,7 +76,7 @@ MAX_VALUE_WORDS = 6
 # A value ends at its clause: "Bremen and I love cooking" is "Bremen"; "Lisbon for work" is "Lisbon".
 _CLAUSE_END = re.compile(
     r"\s*(?:[,;:.!?()\n]|\s-\s|\b(?:and|but|because|so|since|where|which|who|while|though|although|for work|"
-    r"for now|at the moment|right now|these days|now)\b)",
+    r"for now|at the moment|right now|these days|now|before|previously|until|back then|ago)\b)",
     re.IGNORECASE,
 )
 _LINK = re.compile(r"(?:https?://|www\.|\b[\w-]+\.(?:com|org|net|de|io|co|uk|fr|es|it)\b|@\w)", re.IGNORECASE)
@@ -186,9 +186,11 @@ def as_variables(items: Sequence[ProfileItem]) -> dict[str, object]:
 
 
 def clean_value(subject: str, predicate: str, value: str) -> tuple[str | None, str]:
-    """A profile value ended at its clause, or None when it is a link, or still a sentence or too long after
-    that; with the reason ("" when the value was already clean). Other facts pass unchanged."""
-    if not is_profile(subject, predicate, value):
+    """A profile value (or a past one: ``PAST_PREDICATES``) ended at its clause, or None when it is a link, or
+    still a sentence or too long after that; with the reason ("" when the value was already clean). Other facts
+    pass unchanged."""
+    past = subject_key(subject) == USER_SUBJECT and predicate in PAST_PREDICATES
+    if not past and not is_profile(subject, predicate, value):
         return value, ""
     text = " ".join(value.split())
     if _LINK.search(text):

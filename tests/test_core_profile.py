@@ -101,6 +101,7 @@ def test_an_empty_profile_has_no_section() -> None:
         ("lives_in", "New York", "New York"),
         ("works_as", "nurse, mostly nights", "nurse"),
         ("name", "Jonas", "Jonas"),
+        ("lived_in", "Porto before this", "Porto"),
     ],
 )
 def test_a_profile_value_ends_at_its_clause(predicate: str, value: str, kept: str) -> None:

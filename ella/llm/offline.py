@@ -303,7 +303,8 @@ RELATION_WORDS = (
 # Where a profile value ends: punctuation, a conjunction, a new clause, a time word or a number.
 _VALUE_END = re.compile(
     r"\s*(?:[,;:.!?()\n]|\s-\s|\d|\b(?:and|but|because|cause|cos|so|since|where|which|who|while|though|although|"
-    r"for|with|near|now|last|this|next|ago|yesterday|today|tonight|tomorrow|recently|lately|already|again|too|"
+    r"for|with|near|now|last|this|next|ago|before|previously|until|back then|yesterday|today|tonight|tomorrow|"
+    r"recently|lately|already|again|too|"
     r"as well|at the moment|right now|these days|in the|in my|at the|on the|on my|every|each|i|i'm|im|i've|it|"
     r"it's|we|my|lol|haha)\b)",
     re.IGNORECASE,
@@ -435,8 +436,12 @@ FACT_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, 
         lambda m: _fact("user", "name", _name(m.group(1), said=True)),
         "user_claim",
     ),
-    (  # "I'm Jonas", "Hi Ella, I am Jonas": a capitalised word that is not a feeling or a nationality
-        re.compile(r"(?:^|[^\w'])(?:I'm|I am)\s+([A-Z][a-z-]+)\b(?!')"),
+    (  # "I'm Jonas", "Hi Ella, I am Jonas", "im Tomas": a capitalised word that is not a feeling or a nationality
+        # (a lower-case "im" only in an English message: German "im Garten" is "in the garden")
+        re.compile(
+            r"(?:^|[^\w'])(?:I'm|I am|i'm|i am|(?-i:im)(?=\s+[A-Z][a-z-]+\b(?!')[^.!?]*\b(?:i|I|my|and|just)\b))"
+            r"\s+([A-Z][a-z-]+)\b(?!')"
+        ),
         lambda m: _fact("user", "name", _name(m.group(1), said=False)),
         "user_claim",
     ),
