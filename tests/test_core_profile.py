@@ -309,3 +309,18 @@ def test_a_profile_item_is_forgotten_alone(text: str, forgotten: tuple[int, ...]
     assert request is not None
     decision = decide(request, HELD)
     assert decision is not None and decision.forget_facts == forgotten
+
+
+def test_the_operators_page_begins_with_who_they_are_each_item_linked_to_its_fact(migrated_db: str) -> None:
+    from operator_page.page import render_user_page
+
+    user = make_user()
+    _, home_id = move(user)
+    with session_scope() as s:
+        append(s, user, NewFact("user", "name", "Jonas", "user_claim"), Writer.USER, T0)
+    html = render_user_page(user)
+    who = html.index('id="core-profile"')
+    assert who < html.index('id="conversations"') < html.index('id="ledger"')
+    section_html = html[who : html.index('id="conversations"')]
+    assert "Jonas" in section_html and "Bremen" in section_html and "Hamburg" not in section_html
+    assert f'href="#fact-{home_id}"' in section_html
