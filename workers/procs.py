@@ -64,8 +64,16 @@ class WorkerProcess:
             )
         return self
 
-    def wait_ready(self, app: Celery, timeout: float = 60.0) -> None:
-        """Block until the worker answers a ping; fail with its log tail if it exits or never answers."""
+    def wait_ready(self, app: Celery, timeout: float | None = None) -> None:
+        """Block until the worker answers a ping; fail with its log tail if it exits or never answers.
+
+        The wait is on the worker's own answer, with a generous ceiling (``ELLA_WAIT_CEILING_S``, 300 s by
+        default): a start takes 3-5 s on an idle 2-core machine and 5-13 s while a test run loads it, and a fixed
+        60 s failed tests and the demo on a machine at load 9-12."""
+        if timeout is None:
+            from adapters.settings import get_settings
+
+            timeout = get_settings().wait_ceiling_s
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc is None or self.proc.poll() is not None:
