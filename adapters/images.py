@@ -24,6 +24,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from sqlalchemy.exc import IntegrityError
 from adapters.db import autocommit_scope, session_scope
 from adapters.redis_conn import get_redis
 from adapters.settings import Settings, get_settings
+from ella.ledger.rules import TIER_RANK, Tier
+from ella.world import images as world_images
 from ella.world.images import (
     ContentStore,
     Decision,
@@ -55,6 +58,7 @@ from models import images
 from models.base import utcnow
 from models.erasure import Traces, register_store
 from models.images import ImageAnchorRow
+from models.ledger import current
 from models.user import User
 
 log = logging.getLogger(__name__)
@@ -285,3 +289,29 @@ def image_reference(row: ImageAnchorRow) -> dict[str, Any]:
         media = None
     return {"id": f"image:{row.id}", "entity": row.entity, "version": row.version, "sha256": row.sha256,
             "media_type": media or "application/octet-stream"}  # fmt: skip
+
+
+def draw(user_id: str, entities: list[str]) -> Counter[str]:
+    """Draw each named entity's picture unless it is drawn already, from the world's live look of it; counts of
+    what happened. Here, not in ``tasks.images``: the ingest task draws before it stores the reply (so the reply
+    carries the picture), and the drawing task after it, and a task module imports no other."""
+    counts: Counter[str] = Counter()
+    with autocommit_scope() as session:
+        if session.get(User, user_id) is None:  # erased meanwhile, or never seen: nothing of theirs is drawn
+            counts["no_user"] += len(entities)
+            return counts
+        looks = {}
+        for entity in entities:
+            visual = world_images.visual(entity)
+            facts = current(session, user_id, visual.subject)
+            facts = [f for f in facts if f.subject == visual.subject]
+            if facts:
+                looks[entity] = min(facts, key=lambda f: (TIER_RANK[Tier(f.tier)], -f.id))
+    for entity in entities:
+        fact = looks.get(entity)
+        if fact is None:
+            counts["no_fact"] += 1  # the world has no say on its look yet: drawn on a later reference
+            continue
+        anchored = get_or_create(user_id, entity, world_images.prompt_for(entity, fact.object), fact.id)
+        counts["rendered" if anchored.rendered else "already_drawn"] += 1
+    return counts

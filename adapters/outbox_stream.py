@@ -90,6 +90,24 @@ def publish_once(
     return stream_id.decode() if isinstance(stream_id, bytes) else str(stream_id)
 
 
+def ensure_groups(client: redis.Redis, stream: str, groups: str) -> list[str]:
+    """Create each of the comma-separated consumer ``groups`` on ``stream`` (from id 0, making the stream when
+    missing); the groups created now. Run by every worker at start (``workers.app``): the gateway's Redis user may
+    read through a group but not create one, so that it cannot make a group of its own from id 0 and read every
+    reply the stream still holds."""
+    made = []
+    for group in (name.strip() for name in groups.split(",")):
+        if not group:
+            continue
+        try:
+            client.xgroup_create(stream, group, id="0", mkstream=True)
+            made.append(group)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+    return made
+
+
 class OutboxReader:
     """A gateway's view of the outbox: a consumer in a consumer group, acknowledging what it delivered.
 
@@ -107,6 +125,8 @@ class OutboxReader:
         self._pending_first = True
         try:
             client.xgroup_create(self.stream, group, id=start_id, mkstream=True)
+        except redis.exceptions.NoPermissionError:
+            pass  # the gateway's Redis user may not create groups: the workers made it (``ensure_groups``)
         except redis.ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise

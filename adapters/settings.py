@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     queue_batch: str = "batch"
     redis_key_prefix: str = Field("ella", description="Prefix of every Redis key of ours but the queues.")
     outbox_stream: str = Field("ella:outbox", description="Redis Stream the gateway reads replies from.")
+    outbox_groups: str = Field(
+        "gateway",
+        pattern=r"^[A-Za-z0-9._:-]+(,[A-Za-z0-9._:-]+)*$",
+        description="The gateways' consumer groups of the outbox stream, comma-separated: workers create them at "
+        "start (from id 0), because the gateway's Redis user may not (docs/deployment-security.md).",
+    )
     outbox_maxlen: int = Field(1_000_000, ge=1000, description="Approximate cap on the outbox stream length.")
     outbox_dedupe_ttl_s: int = Field(7 * 24 * 3600, ge=60, description="How long a publish is remembered.")
     memory_changed_words: bool = Field(
@@ -305,6 +311,17 @@ class Settings(BaseSettings):
         description="Key of the erased users' tombstones (HMAC of the user id): set your own in production, "
         "and keep it: a changed key no longer recognises earlier erasures.",
     )
+    env: Literal["development", "production"] = Field(
+        "development",
+        description="production: workers refuse to start without ELLA_GATEWAY_SIGNING_KEY (docker-compose.yml sets "
+        "it); development (the default: make demo, ella chat, the tests) runs without one.",
+    )
+    gateway_signing_key: SecretStr | None = Field(
+        None,
+        description="The gateway's key for signed requests (ella/signing.py: forget, export, correct, list and "
+        "search memory), shared by the gateway and the workers only. Set: every such request must carry a valid "
+        "signature. Unset: they are not checked (development only; refused when ELLA_ENV=production).",
+    )
 
     @field_validator(
         "anthropic_api_key",
@@ -314,6 +331,7 @@ class Settings(BaseSettings):
         "image_api_key",
         "image_api_url",
         "metrics_dir",
+        "gateway_signing_key",
         mode="before",
     )
     @classmethod
@@ -463,6 +481,17 @@ class Settings(BaseSettings):
             f"{named} and no API key (ELLA_ANTHROPIC_API_KEY or ANTHROPIC_API_KEY): refusing to start on the "
             "offline rule engine, which would store rule-made replies, thoughts and facts as Ella's inner life. "
             "Set ELLA_ANTHROPIC_API_KEY, or ELLA_LLM_PROVIDER=offline to run the rule engine on purpose."
+        )
+
+    def signing_refusal(self) -> str | None:
+        """Why a worker must not start with these settings (production without the gateway's signing key), or
+        None. Why refuse instead of running unsigned: with no key, whoever holds the broker's gateway password
+        can erase, export or correct any user (ella/signing.py)."""
+        if self.env != "production" or self.gateway_signing_key is not None:
+            return None
+        return (
+            "ELLA_ENV=production and no ELLA_GATEWAY_SIGNING_KEY: refusing to start, since forget, export and "
+            "correction requests could not be verified. Set ELLA_GATEWAY_SIGNING_KEY (the same key as the gateway's)."
         )
 
     def deprecated_models(self) -> dict[str, str]:

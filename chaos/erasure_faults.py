@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from chaos.counting import tally
-from chaos.harness import Chaos, log
+from chaos.harness import WORKERS, Chaos, log
 
 ACK_BOUND_S = 60.0  # the second pass runs ``task_time_limit_s`` (8 s here) after the first
 SECOND_PASS = "second_pass_done"
@@ -115,9 +115,57 @@ def _acked(chaos: Chaos, task_id: str) -> bool:
 
 def erasure_disk_scan(chaos: Chaos) -> dict[str, Any]:
     """Plant, erase, wait for both passes, scan Redis's data dir and PostgreSQL's heap files."""
+    return _erase_and_scan(chaos, "erasure_disk_scan", restart_first=False)
+
+
+def erasure_after_redis_restart(chaos: Chaos) -> dict[str, Any]:
+    """As ``erasure_disk_scan``, with Redis restarted (SHUTDOWN, which writes ``dump.rdb``, then a start) between
+    the planting and the erasure, and a late message of the erased user after both passes.
+
+    Why: an outside probe found ``dump.rdb`` still holding an erased user's id, her world cache and Ella's
+    replies after a restart (the rewrite re-saved only when Redis had saved since it started; a restarted server
+    with AOF on has not), and a late message of an erased user stayed in the AOF until the next rewrite. Now the
+    erasure rewrites the snapshot whatever Redis did before, and the late message's refusal owes the same
+    rewrite, which ``ella.forget_users_again`` runs."""
+    return _erase_and_scan(chaos, "erasure_after_redis_restart", restart_first=True)
+
+
+def _restart_redis(chaos: Chaos) -> None:
+    chaos.redis.client().save()  # the snapshot holds her now (compose's save rules would, sooner or later)
+    chaos.redis.shutdown()  # a clean stop: Redis saves dump.rdb on the way down too
+    chaos.redis.start()
+    for service in list(chaos.procs):  # the workers reconnect on their own; wait until they answer again
+        if service.partition(".")[0] in WORKERS:
+            try:
+                chaos.wait_ready(service, timeout=60)
+            except (RuntimeError, TimeoutError) as exc:
+                log(f"{service} did not come back after the Redis restart: {exc}")
+
+
+def _late_message(chaos: Chaos, user: str, canary: str, tag: str) -> tuple[bool, bool]:
+    """A re-send of the erased user after both passes: refused (``user_erased``), and the files' rewrite it owes
+    taken and done (the marker gone, persistence idle). (refused, rewritten)."""
+    mid = f"late-{tag}"
+    chaos.send(mid, user, f"one more thing about {canary}")
+    deadline = time.monotonic() + 60
+    refused = rewritten = False
+    owed = f"{chaos.env.get('ELLA_REDIS_KEY_PREFIX', 'ella')}:erasure:rewrite-owed"
+    while time.monotonic() < deadline and not (refused and rewritten):
+        chaos.revive(wait=False)
+        try:
+            refused = refused or any(
+                f.get("in_reply_to") == mid and f.get("code") == "user_erased" for _, f in chaos.stream()
+            )
+            rewritten = refused and not chaos.redis.client().exists(owed) and chaos.redis.persistence_idle()
+        except Exception as exc:  # noqa: BLE001  (Redis away for a moment: not yet)
+            log(f"late message: Redis not answering yet ({type(exc).__name__})")
+        time.sleep(0.5)
+    return refused, rewritten
+
+
+def _erase_and_scan(chaos: Chaos, name: str, restart_first: bool) -> dict[str, Any]:
     from gateway.client import forget_user
 
-    name = "erasure_disk_scan"
     tag = uuid.uuid4().hex[:8]
     user, canary = f"{name}-u-{tag}", f"zircon{tag}quill"
     texts = [f"My neighbour's parrot is called {canary} and it sings to my sister at dawn, {i}" for i in range(5)]
@@ -129,6 +177,8 @@ def erasure_disk_scan(chaos: Chaos) -> dict[str, Any]:
         time.sleep(0.3)
     chaos.wait_answered(set(sent), bound=60, settle=2, drain_bound=30)
     counts = tally(sent, [f.get("in_reply_to", "") for _, f in chaos.stream() if f.get("in_reply_to") in sent])
+    if restart_first:
+        _restart_redis(chaos)
     planted = occurrences(chaos.redis.data_files(), {"user_id": user, "canary": canary})
 
     task_id = forget_user(user_id=user)
@@ -138,6 +188,7 @@ def erasure_disk_scan(chaos: Chaos) -> dict[str, Any]:
         time.sleep(0.5)
     acked = _acked(chaos, task_id)
     erased_s = round(time.monotonic() - started, 1)
+    late_refused, late_rewritten = _late_message(chaos, user, canary, tag) if restart_first else (True, True)
     idle_by = time.monotonic() + 30  # an AOF rewrite or snapshot the erasure started: what stays is what it writes
     while not chaos.redis.persistence_idle() and time.monotonic() < idle_by:
         time.sleep(0.5)
@@ -158,6 +209,10 @@ def erasure_disk_scan(chaos: Chaos) -> dict[str, Any]:
         problems.append(f"the planted messages were not answered once each: {counts.as_dict()}")
     if not acked:
         problems.append(f"no {SECOND_PASS} ack within {ACK_BOUND_S:g} s of the erasure")
+    if not late_refused:
+        problems.append("the erased user's late message got no rejected entry (user_erased)")
+    elif not late_rewritten:
+        problems.append("the erased user's late message owed a rewrite of Redis's files that did not run")
     relations = relation_names(chaos, [f for files in heap_hits.values() for f in files])
     for store, hits in (("Redis data files", redis_hits), ("PostgreSQL heap files (base/)", heap_hits)):
         for label, files in hits.items():
@@ -177,6 +232,15 @@ def erasure_disk_scan(chaos: Chaos) -> dict[str, Any]:
         "fault": name,
         **counts.as_dict(),
         "second_pass_acked": acked,
+        **(
+            {
+                "redis_restarted_first": True,
+                "late_message_refused": late_refused,
+                "late_message_rewrite_done": late_rewritten,
+            }
+            if restart_first
+            else {}
+        ),  # fmt: skip
         "erasure_s": erased_s,
         "redis_files_before": total(planted),
         "redis_files_after": total(redis_hits),
@@ -189,4 +253,4 @@ def erasure_disk_scan(chaos: Chaos) -> dict[str, Any]:
     }
 
 
-FAULTS = {"erasure_disk_scan": erasure_disk_scan}
+FAULTS = {"erasure_disk_scan": erasure_disk_scan, "erasure_after_redis_restart": erasure_after_redis_restart}

@@ -235,6 +235,9 @@ class Chaos:
             "ELLA_LLM_PROVIDER": "anthropic",
             "ANTHROPIC_API_KEY": "chaos-key",
             "ANTHROPIC_BASE_URL": self.model.base_url,
+            # As compose runs it: production, so the erasures and exports go through signed requests
+            "ELLA_ENV": "production",
+            "ELLA_GATEWAY_SIGNING_KEY": "chaos-signing-" + os.urandom(8).hex(),
             "PYTHONPATH": str(ROOT),
         }
         os.environ.clear()

@@ -28,16 +28,56 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from pydantic.config import JsonDict
 
 from ella.profile import LOCALE_PATTERN, WINDOW_PATTERN, iana_zones, window_minutes
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@/+=-]*$"
 ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+# --- the same rules as JSON Schema patterns (docs/schemas/), for gateways that validate before they send ---------
+# Why here, beside the validators: a schema that accepts what the worker refuses (16,001 characters, a NUL, a
+# lone surrogate, blank text) sends a gateway engineer to the dead letters to find out. Each pattern says what a
+# validator below checks, in the regex dialect Python's ``re`` and ECMA-262 (with the ``u`` flag, as JSON Schema
+# validators such as ajv compile) read alike: ``\uXXXX`` escapes in the Basic Multilingual Plane, the characters
+# beyond it written as themselves (JSON files carry them as surrogate-pair escapes, which decode to the character).
+_NO_NUL_OR_SURROGATE = r"\u0000\ud800-\udfff"
+# What ``is_blank`` calls blank, one character at a time: white space (``str.isspace``), format (Cf) and control
+# (Cc) characters (Unicode 14.0, Python 3.11's; tests/test_gateway_spec_truth.py checks it against is_blank).
+BLANK_CLASS = (
+    r"\u0000-\u0020\u007f-\u00a0\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u1680\u180e"
+    r"\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2066-\u206f\u3000\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)
+# A string with no NUL and no lone surrogate (the ids' pattern already excludes both).
+NO_NUL_PATTERN = rf"^[^{_NO_NUL_OR_SURROGATE}]*$"
+# ``clean_text`` and the query's rule: no NUL, no lone surrogate, and at least one character that is not blank.
+READABLE_PATTERN = rf"^(?=[\s\S]*[^{BLANK_CLASS}])[^{_NO_NUL_OR_SURROGATE}]*$"
+# What pydantic reads as an aware date and time from a string (``_iso_8601`` refuses numbers and other shapes;
+# a naive one is refused for its missing zone): date, ``T`` or a space, hours and minutes, optional seconds and
+# fraction, then ``Z`` or an offset. Calendar validity (30 February) is ``format: date-time``.
+_TIME_AND_ZONE = (
+    r"[T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.,][0-9]+)?)?"  # hours, minutes, seconds and a fraction
+    r"([Zz]|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])$"  # the zone
+)
+_DATE = r"-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+DATETIME_PATTERN = rf"^[0-9]{{4}}{_DATE}{_TIME_AND_ZONE}"
+# A message's ``sent_at`` is not before 2000 (``EARLIEST_SENT_AT``); its latest, a day past the worker's clock,
+# cannot be a pattern.
+SENT_AT_PATTERN = rf"^2[0-9]{{3}}{_DATE}{_TIME_AND_ZONE}"
+# A window that starts where it ends is empty (``ProfilePayload._not_empty_window``): the schemas say ``not`` this.
+EMPTY_WINDOW_PATTERN = r"^([0-9]{2}:[0-9]{2})-\1$"
+_NOT_EMPTY_WINDOW: JsonDict = {"not": {"type": "string", "pattern": EMPTY_WINDOW_PATTERN}}
+# The shape of an IANA zone name; which names exist is the worker's tz database (``ella.profile.iana_zones``).
+ZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$"
 # A message's ``sent_at`` is a moment a person typed something: not before this, and not further ahead of our
 # clock than the skew below. Why: a year-9999 ``sent_at`` passed validation and then overflowed ``datetime``
 # arithmetic (conversation timeouts) in every retry, ending as several dead letters instead of one.
 EARLIEST_SENT_AT = datetime(2000, 1, 1, tzinfo=UTC)
 MAX_CLOCK_SKEW = timedelta(days=1)
+# ``ELLA_MAX_MESSAGE_CHARS``'s default (adapters.settings), which the ingest schema's ``maxLength`` carries.
+DEFAULT_MAX_MESSAGE_CHARS = 16_000
 
 
 def _iso_8601(value: Any) -> Any:
@@ -68,8 +108,12 @@ class IngestPayload(BaseModel):
 
     message_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
     user_id: str = Field(min_length=1, max_length=128, pattern=ID_PATTERN)
-    text: str
-    sent_at: AwareDatetime
+    # ``clean_text`` checks the text (the limit is ELLA_MAX_MESSAGE_CHARS, counted after NFC: the schema carries
+    # the default); pydantic checks none of the schema-only keys below.
+    text: str = Field(
+        json_schema_extra={"minLength": 1, "maxLength": DEFAULT_MAX_MESSAGE_CHARS, "pattern": READABLE_PATTERN}
+    )
+    sent_at: AwareDatetime = Field(json_schema_extra={"pattern": SENT_AT_PATTERN})
     conversation_id: str | None = Field(None, min_length=1, max_length=200, pattern=ID_PATTERN)
 
     @field_validator("message_id", "user_id", "conversation_id", "text", mode="before")
@@ -137,9 +181,15 @@ class ProfilePayload(BaseModel):
 
     user_id: str = Field(min_length=1, max_length=128, pattern=ID_PATTERN, description="As in ella.ingest_message.")
     updated_at: AwareDatetime = Field(
-        description="When the gateway took this snapshot, ISO-8601 with a zone; an older one never wins."
+        description="When the gateway took this snapshot, ISO-8601 with a zone; an older one never wins.",
+        json_schema_extra={"pattern": DATETIME_PATTERN},
     )
-    timezone: str = Field(min_length=1, max_length=64, description="IANA time zone, e.g. Europe/London.")
+    timezone: str = Field(
+        min_length=1,
+        max_length=64,
+        description="IANA time zone, e.g. Europe/London.",
+        json_schema_extra={"pattern": ZONE_PATTERN},
+    )
     locale: str = Field(
         pattern=LOCALE_PATTERN,
         description="language[_COUNTRY], e.g. en_GB, de_DE, en; the country picks the crisis line.",
@@ -148,9 +198,12 @@ class ProfilePayload(BaseModel):
     do_not_disturb: str | None = Field(
         pattern=WINDOW_PATTERN,
         description="Local HH:MM-HH:MM with no notifications (may wrap midnight); null for none.",
+        json_schema_extra=_NOT_EMPTY_WINDOW,
     )
     active_hours: str = Field(
-        pattern=WINDOW_PATTERN, description="Local HH:MM-HH:MM when Ella may reach out (may wrap midnight)."
+        pattern=WINDOW_PATTERN,
+        description="Local HH:MM-HH:MM when Ella may reach out (may wrap midnight).",
+        json_schema_extra=_NOT_EMPTY_WINDOW,
     )
     notifications: StrictBool = Field(description="false: Ella never reaches out to this user.")
 
@@ -205,8 +258,14 @@ class MemoryRequest(BaseModel):
     request_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
     user_id: str = Field(min_length=1, max_length=128, pattern=ID_PATTERN)
     item: str | None = Field(default=None, pattern=r"^(memory|fact):[1-9][0-9]{0,17}$")
-    value: str | None = Field(default=None, min_length=1, max_length=400)
-    reason: str = Field(default="", max_length=500)
+    value: str | None = Field(default=None, min_length=1, max_length=400, json_schema_extra={"pattern": NO_NUL_PATTERN})
+    reason: str = Field(default="", max_length=500, json_schema_extra={"pattern": NO_NUL_PATTERN})
+    signature: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="The gateway's HMAC-SHA256 of the request, lowercase hex (ella/signing.py, docs/gateway.md); "
+        "required when the deployment has a signing key, and checked before anything else.",
+    )
 
     @field_validator("request_id", "user_id", "item", "value", "reason", mode="before")
     @classmethod
@@ -258,7 +317,15 @@ class MemoryPageRequest(BaseModel):
     limit: StrictInt = Field(default=20, ge=1, le=100)
     cursor: str | None = Field(default=None, min_length=1, max_length=600, pattern=r"^[A-Za-z0-9_-]+$")
     include_past: StrictBool = False
-    query: str | None = Field(default=None, min_length=1, max_length=200)
+    query: str | None = Field(
+        default=None, min_length=1, max_length=200, json_schema_extra={"pattern": READABLE_PATTERN}
+    )
+    signature: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="The gateway's HMAC-SHA256 of the request, lowercase hex (ella/signing.py, docs/gateway.md); "
+        "required when the deployment has a signing key, and checked before anything else.",
+    )
 
     @field_validator("request_id", "user_id", "kind", "cursor", "query", mode="before")
     @classmethod
@@ -287,6 +354,94 @@ def parse_memory_page(args: tuple[Any, ...], kwargs: dict[str, Any], *, search: 
     if not search and request.query is not None:
         raise MalformedPayload("query: only ella.search_memory takes a query")
     return request
+
+
+# --- the wire schemas: one file per gateway task under docs/schemas/ ---------------------------------------------
+
+
+def _for_task(
+    model: type[BaseModel], task: str, *, required: tuple[str, ...] = (), **properties: Any
+) -> dict[str, Any]:
+    """``model``'s schema as one task takes it: what the task requires besides the model (``parse_memory_request``'s
+    ``item`` and ``value``, a search's ``query``), and the properties it narrows (each replaced whole)."""
+    schema = model.model_json_schema()
+    schema["title"] = f"{task} kwargs"
+    schema["description"] = f"kwargs of {task} ({model.__name__}, ella/contract.py, and what this task requires)."
+    schema["required"] = [*schema["required"], *(name for name in required if name not in schema["required"])]
+    for name, narrowed in properties.items():
+        schema["properties"][name] = narrowed
+    return schema
+
+
+def _not_null(schema: dict[str, Any], name: str) -> dict[str, Any]:
+    """The string branch of an optional property's ``anyOf`` (the task requires a value), with its other keys."""
+    field = schema["properties"][name]
+    (string,) = [branch for branch in field["anyOf"] if branch.get("type") == "string"]
+    return {**{k: v for k, v in field.items() if k not in ("anyOf", "default")}, **string}
+
+
+def kwargs_schemas() -> dict[str, dict[str, Any]]:
+    """Every JSON Schema file of docs/schemas/ that describes a task's kwargs, by file name: one per gateway task
+    (what that task accepts, no more: a forget needs its ``item``, a search its ``query``), and the two models
+    the memory requests and pages share. ``python -m ella.contract docs/schemas`` writes them;
+    tests/test_gateway_spec.py checks the files are these."""
+    memory, page = MemoryRequest.model_json_schema(), MemoryPageRequest.model_json_schema()
+    return {
+        "ingest_message.kwargs.schema.json": IngestPayload.model_json_schema(),
+        "update_profile.kwargs.schema.json": ProfilePayload.model_json_schema(),
+        "forget_user.kwargs.schema.json": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "ForgetUserKwargs",
+            "description": "kwargs of ella.forget_user: the user to erase everywhere (not user_id: the erasure's own "
+            "log lines never carry the id).",
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["user"],
+            "properties": {
+                "user": {"type": "string", "minLength": 1, "maxLength": 128, "pattern": ID_PATTERN},
+                "signature": {
+                    "type": "string",
+                    "pattern": "^[0-9a-f]{64}$",
+                    "description": "The gateway's HMAC-SHA256 of the request, lowercase hex (docs/gateway.md, signed "
+                    "requests); required when the deployment has a signing key.",
+                },
+            },
+        },
+        "memory_request.kwargs.schema.json": memory,
+        "memory_page.kwargs.schema.json": page,
+        "export_user.kwargs.schema.json": _for_task(MemoryRequest, "ella.export_user"),
+        "forget_memory.kwargs.schema.json": _for_task(
+            MemoryRequest, "ella.forget_memory", required=("item",), item=_not_null(memory, "item")
+        ),
+        "correct_fact.kwargs.schema.json": _for_task(
+            MemoryRequest,
+            "ella.correct_fact",
+            required=("item", "value"),
+            item={**_not_null(memory, "item"), "pattern": r"^fact:[1-9][0-9]{0,17}$"},
+            value=_not_null(memory, "value"),
+        ),
+        "list_memory.kwargs.schema.json": _for_task(
+            MemoryPageRequest,
+            "ella.list_memory",
+            query={"type": "null", "title": "Query", "description": "A list takes no query (ella.search_memory does)."},
+        ),
+        "search_memory.kwargs.schema.json": _for_task(
+            MemoryPageRequest, "ella.search_memory", required=("query",), query=_not_null(page, "query")
+        ),
+    }
+
+
+# The schema file of each gateway task's kwargs (docs/gateway.md, section 1).
+TASK_SCHEMA_FILES: dict[str, str] = {
+    "ella.ingest_message": "ingest_message.kwargs.schema.json",
+    "ella.update_profile": "update_profile.kwargs.schema.json",
+    "ella.forget_user": "forget_user.kwargs.schema.json",
+    "ella.export_user": "export_user.kwargs.schema.json",
+    "ella.forget_memory": "forget_memory.kwargs.schema.json",
+    "ella.correct_fact": "correct_fact.kwargs.schema.json",
+    "ella.list_memory": "list_memory.kwargs.schema.json",
+    "ella.search_memory": "search_memory.kwargs.schema.json",
+}
 
 
 class OutboxEntry(BaseModel):
@@ -322,3 +477,12 @@ class OutboxEntry(BaseModel):
     def from_fields(cls, stream_id: str, fields: dict[str, str]) -> OutboxEntry:
         known = {k: v for k, v in fields.items() if k in cls.model_fields}
         return cls(stream_id=stream_id, **known)
+
+
+if __name__ == "__main__":  # python -m ella.contract docs/schemas: write the kwargs schemas (kwargs_schemas)
+    import json
+    import sys
+    from pathlib import Path
+
+    for name, schema in kwargs_schemas().items():
+        (Path(sys.argv[1]) / name).write_text(json.dumps(schema, indent=2) + "\n")

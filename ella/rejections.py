@@ -76,6 +76,16 @@ CODES: dict[str, tuple[str, str]] = {
         "nobody; the entry carries no user_id",
         "The user was erased; the request was refused and nothing was stored.",
     ),
+    "unsigned": (
+        "a forget, export, correction or memory page with no signature, on a deployment that has a gateway "
+        "signing key (ELLA_GATEWAY_SIGNING_KEY; docs/gateway.md, signed requests): nothing was read or changed",
+        "The request carries no signature and was refused; nothing was done.",
+    ),
+    "bad_signature": (
+        "a signed request whose signature does not match (another key, a field changed after signing, or a field "
+        "of a type that cannot be signed): nothing was read or changed",
+        "The request's signature does not match; nothing was done.",
+    ),
     "model_unavailable": (
         "the model stayed unavailable through every retry (a task with no fallback reply)",
         "The model stayed unavailable; the request was given up.",
@@ -112,6 +122,8 @@ CODES: dict[str, tuple[str, str]] = {
 _REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), code)
     for pattern, code in (
+        (r"^unsigned request: ", "unsigned"),
+        (r"^bad signature: ", "bad_signature"),
         (r"^the user was erased \(right to be forgotten\)", "user_erased"),
         (r"^a task of a user erased meanwhile", "user_erased"),
         (r"^malformed envelope on queue .*: unknown task ", "unknown_task"),
@@ -193,8 +205,16 @@ def reply_key(task: str, kwargs: Mapping[str, Any], task_id: str | None) -> str:
 def rejected_outbox_id(task: str, user_id: str, in_reply_to: str, task_id: str | None, fallback: str = "") -> str:
     """The entry's deterministic ``outbox_id``: a redelivery, or a re-send of the same message, publishes nothing
     twice. Keyed by the request's own id when known, else by the task id, else by ``fallback`` (an envelope with
-    neither: its dead letter's row id); a hash, so the publish marker's Redis key never spells a user id."""
+    neither: its dead letter's row id); a hash, so the publish marker's Redis key never spells a user id.
+
+    A profile's own id is its ``updated_at``, which other users' snapshots share (a gateway that stamps a batch
+    of profiles with one time): with no user to tell them apart (an erased user's entries name nobody), two
+    erased users' refused profiles would get one ``outbox_id``, and the second would never be published. So a
+    profile refusal without a user is keyed by its task id too, and the gateway tells them apart by ``task_id``.
+    """
     key = in_reply_to or task_id or fallback
+    if task == UPDATE_PROFILE and not user_id and in_reply_to and task_id:
+        key = f"{in_reply_to}\0{task_id}"
     digest = hashlib.sha256(f"{task}\0{user_id}\0{key}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return f"rejected-{digest}"
 

@@ -4,6 +4,9 @@ replies, notifications, answers and memory_changed notices from the outbox.
 
 A gateway imports this module only: ``enqueue_message`` and ``update_profile`` send their tasks by name, so none
 of our tasks (nor their database code) is imported on the gateway's side.
+
+Forgets, exports, corrections and memory pages are signed with ``ELLA_GATEWAY_SIGNING_KEY`` when it is set
+(``ella.signing``): where the workers have the key, the broker password alone cannot make them act.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from adapters import inbox
 from adapters.outbox_stream import OutboxReader
 from adapters.redis_conn import get_redis
 from adapters.settings import get_settings
+from ella.signing import signed
 from workers.routing import TaskName, queue_for
 from workers.sending import send_ingest
 
@@ -111,7 +115,7 @@ def forget_user(*, user_id: str, app: Celery | None = None) -> str:
         app = default_app
     result = app.send_task(
         TaskName.FORGET_USER,
-        kwargs={"user": user_id},
+        kwargs=_signed(TaskName.FORGET_USER, {"user": user_id}),
         queue=queue_for(TaskName.FORGET_USER, get_settings()),
         kwargsrepr=repr({"user": "<erased>"}),  # Flower and the logs never show whom
     )
@@ -124,8 +128,16 @@ def _memory_request(task: TaskName, kwargs: dict[str, Any], app: Celery | None) 
 
         app = default_app
     shown = {k: kwargs[k] for k in ("request_id", "item") if k in kwargs}  # never the value or the reason
+    kwargs = _signed(task, kwargs)
     result = app.send_task(task, kwargs=kwargs, queue=queue_for(task, get_settings()), kwargsrepr=repr(shown))
     return result.id
+
+
+def _signed(task: TaskName, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with the request's signature (``ella.signing``) when ``ELLA_GATEWAY_SIGNING_KEY`` is set: a
+    forget, export, correction or memory page is refused without it where the workers have the key."""
+    secret = get_settings().gateway_signing_key
+    return signed(secret.get_secret_value() if secret is not None else None, task, kwargs)
 
 
 def export_user(*, request_id: str, user_id: str, reason: str = "", app: Celery | None = None) -> str:

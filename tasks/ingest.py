@@ -37,6 +37,7 @@ from adapters.db import autocommit_scope, session_scope
 from adapters.dead_letters import record_dead_letter
 from adapters.embedding_cache import shared_embedder
 from adapters.forgetting import forget_outside
+from adapters.images import draw as draw_pictures
 from adapters.images import image_reference
 from adapters.llm import held_usage_rows, write_usage
 from adapters.publishing import publish, publish_stored_reply
@@ -253,6 +254,7 @@ def ingest(
         record_dead_letter(TaskName.INGEST_MESSAGE, task_id, reason, [], kwargs)
     usage = held_usage_rows()
     hold = turn_hold(outcome, payload.text)
+    draw_named_pictures(payload, outcome)
     try:
         with session_scope() as session:
             record = store_turn(session, payload, outcome, task_id, hold)
@@ -272,6 +274,22 @@ def ingest(
     if forgetting is not None:
         forget_outside(payload.user_id, forgetting)
     return publish(record, wait_until(publish_by)), follow
+
+
+def draw_named_pictures(payload: IngestPayload, outcome: ReplyOutcome) -> None:
+    """Draw the pictures this reply names for the first time before the turn is stored, so the reply itself
+    carries their references (``store_turn``'s ``show_unshown``), not the next reply that names them (issue 36:
+    they used to be drawn by ``ella.draw_image_anchors`` after the commit, one reply late). A picture is drawn
+    once ever (``adapters.images.get_or_create``), so this costs one indexed lookup per named entity after that.
+    Outside any transaction: a render may take seconds. A failure never costs the user the reply: the turn still
+    owes ``ella.draw_image_anchors``, which draws it, and a later reply naming it carries it."""
+    named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
+    if not named:
+        return
+    try:
+        draw_pictures(payload.user_id, named)
+    except Exception as exc:  # noqa: BLE001  (any failure: the owed task draws it; the reply goes out regardless)
+        log.warning("pictures of %s not drawn before the reply: %s", named, type(exc).__name__)
 
 
 def release_from_inbox(kwargs: dict[str, Any], exc: BaseException) -> None:

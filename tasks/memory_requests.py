@@ -199,6 +199,7 @@ def _correct(session: Session, request: MemoryRequest) -> tuple[dict[str, Any], 
 
 
 def _run(task: ReliableTask, route: str, work: Work, args: Any, kwargs: Any, **needs: bool) -> str | None:
+    events.refuse_unsigned(task, kwargs)  # first: an unsigned request reads and changes nothing, not even an answer
     try:
         request = parse_memory_request(args, kwargs, **needs)
     except MalformedPayload as exc:
@@ -255,6 +256,7 @@ def _page_work(page_request: MemoryPageRequest) -> Any:
 
 
 def _run_page(task: ReliableTask, route: str, args: Any, kwargs: Any, *, search: bool) -> str | None:
+    events.refuse_unsigned(task, kwargs)
     try:
         page_request = parse_memory_page(args, kwargs, search=search)
     except MalformedPayload as exc:

@@ -40,7 +40,7 @@ import redis
 from adapters import images as _images  # noqa: F401  (registers the "images" store: the anchors' bytes)
 from adapters import inbox_erasure as _inbox  # noqa: F401  (registers "redis:inbox": messages not yet answered)
 from adapters.db import session_scope
-from adapters.disk_erasure import compact_stream, rewrite_redis_persistence, truncate_sqlite_wal
+from adapters.disk_erasure import compact_stream, rewrite_redis_persistence, take_owed_rewrite, truncate_sqlite_wal
 from adapters.inbox import as_text as _text
 from adapters.outbox_stream import delete_entries, publish_once, published_marker
 from adapters.redis_conn import get_redis
@@ -62,6 +62,7 @@ from models.erasure import (
     store_erasers,
     tombstone_key,
 )
+from workers import events
 from workers.app import app
 from workers.reliability import ReliableTask
 from workers.routing import TaskName, queue_for
@@ -126,8 +127,12 @@ def forget_user(
     again: bool = False,
     first_task_id: str | None = None,
     tombstone: str | None = None,
+    signature: str | None = None,
 ) -> dict[str, int]:
-    """Gateway contract: kwargs ``{user}``; returns what was removed per table or store (counts only).
+    """Gateway contract: kwargs ``{user, signature}``; returns what was removed per table or store (counts only).
+
+    ``signature``: the gateway's HMAC of the request (``ella.signing``), checked first whenever the request names
+    a ``user`` and a signing key is configured: the broker password alone erases nobody.
 
     The second pass's countdown task carries ``tombstone`` (the key) and ``again``, never the id: its message
     sits in Redis for ten minutes. It finds the id on the tombstone, and finds nothing to do when the sweep
@@ -140,6 +145,7 @@ def forget_user(
         return second_pass(owed) if owed is not None else {}
     if user is None:
         raise self.dead_letter("ella.forget_user needs user (or tombstone, for its second pass)", [], {})
+    events.refuse_unsigned(self, self.request.kwargs if isinstance(self.request.kwargs, dict) else {"user": user})
     key = tombstone_key(user, get_settings().forget_hmac_key.get_secret_value())
     if again:
         return second_pass(OwedPass(key, user, first_task_id))
@@ -166,11 +172,18 @@ def schedule_second_pass(key: str) -> None:
 
 @app.task(name=TaskName.FORGET_USERS_AGAIN, base=ReliableTask, bind=True)
 def forget_users_again(self: ReliableTask, limit: int = 20) -> int:
-    """Beat: every second pass that is due and not done (its countdown task lost, or not yet run); how many."""
+    """Beat: every second pass that is due and not done (its countdown task lost, or not yet run); how many.
+    Then the files' rewrite a refused late message of an erased user owes (``adapters.disk_erasure``)."""
     with session_scope() as session:
         owed = due_passes(session, utcnow(), limit)
     for one in owed:
         second_pass(one)
+    try:
+        rewrite = take_owed_rewrite(get_redis())
+    except redis.RedisError:
+        rewrite = False  # still owed: the next run takes it
+    if rewrite:  # a late message of an erased user was refused (workers.events.owe_disk_rewrite)
+        erase_from_disk("late-message")
     return len(owed)
 
 

@@ -211,6 +211,7 @@ OPERATOR_ENV = {
     },
     **{f"ELLA_PG_{role}_PASSWORD": f"pg-{role.lower()}" for role in ("OWNER", "WORKER", "BEAT", "INSPECT")},
     "POSTGRES_PASSWORD": "bootstrap",
+    "ELLA_GATEWAY_SIGNING_KEY": "signing-key",
 }
 
 
@@ -672,3 +673,14 @@ def test_workers_beat_and_the_endpoint_share_one_metrics_volume_the_image_user_m
     for name, service in our_services().items():
         if name not in writers + readers:
             assert "ELLA_METRICS_DIR" not in environment(service), f"{name} writes metrics nobody mounts"
+
+
+def test_workers_run_as_production_and_compose_requires_the_gateways_signing_key(monkeypatch):
+    """A worker checks signed requests (ella/signing.py) with the key compose requires, and, as production,
+    would refuse to start without it: the broker password alone erases nobody (issue 36)."""
+    for name in celery_services("worker"):
+        key = environment(SERVICES[name]).get("ELLA_GATEWAY_SIGNING_KEY", "")
+        assert re.fullmatch(r"\$\{ELLA_GATEWAY_SIGNING_KEY:\?[^}]+\}", key), f"{name}: not required: {key!r}"
+        settings = container_settings(SERVICES[name], monkeypatch)
+        assert settings.env == "production" and settings.signing_refusal() is None, name
+        assert settings.model_copy(update={"gateway_signing_key": None}).signing_refusal() is not None

@@ -43,6 +43,11 @@ class PersistentRedis(OwnRedis):
 def persistent_redis(migrated_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PersistentRedis]:
     """This process's redis-py client on the test's own server (the broker stays on the shared one)."""
     from adapters import redis_conn
+    from workers.app import app
+
+    # The app reads its configuration on first use: read it now, on the shared Redis, or a task this test runs
+    # would bind this process's broker and result backend to the server below for every later test of the file
+    assert app.conf.broker_url and app.conf.result_backend
 
     folder = tmp_path / "redis"
     folder.mkdir()
@@ -126,6 +131,60 @@ def test_an_erased_users_words_and_id_are_in_no_file_of_redis_neither_aof_nor_sn
     # The other user's data is still there, in the files a restart loads it from.
     held = files_holding(folder, other_canary, other)
     assert "dump.rdb" in held and any(name.startswith("appendonlydir/") for name in held)
+
+
+@on_one_backend()
+def test_after_a_redis_restart_the_snapshot_is_rewritten_too(persistent_redis, monkeypatch):
+    """The outside probe: after a Redis restart ``dump.rdb`` still held the erased user's id, her keys and Ella's
+    replies to her, because the rewrite only re-saved when Redis had saved since it started (a restarted server
+    has not, and with AOF on it loads the AOF, not the snapshot). Now the snapshot is rewritten whatever Redis
+    did before."""
+    from adapters import redis_conn
+
+    user, canary = f"disk-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    plant_rows(user, canary)
+    plant_redis_keys(user, canary)
+    persistent_redis.client().save()
+    persistent_redis.stop()  # no save on the way down: the snapshot on disk is the one above
+    persistent_redis.start()
+    monkeypatch.setattr(redis_conn, "_client", None)
+    info = persistent_redis.client().info("persistence")
+    assert info["rdb_saves"] == 0 and info["aof_enabled"] == 1, info  # what the old rule missed
+    assert "dump.rdb" in files_holding(persistent_redis.directory, canary, user)
+
+    erase(user)
+
+    assert files_holding(persistent_redis.directory, canary, user) == []
+
+
+@on_one_backend()
+def test_a_late_message_of_an_erased_user_owes_the_same_rewrite_and_the_sweep_runs_it(persistent_redis):
+    """A message of an erased user that comes after the erasure (a gateway's re-send) is refused, but its words
+    went through Redis (the inbox entry, the queue): they were in the AOF until the next rewrite. The refusal now
+    owes the rewrite (one marker) and ``ella.forget_users_again`` (sent a few seconds later, and run by beat every
+    minute) takes it and rewrites the files."""
+    from adapters import inbox
+    from adapters.disk_erasure import owe_rewrite
+    from adapters.redis_conn import get_redis
+    from tasks.ingest import ingest_message
+    from tasks.privacy import forget_users_again
+
+    user, canary = f"disk-{uuid.uuid4().hex[:8]}", f"canary-{uuid.uuid4().hex}"
+    plant_rows(user, canary)
+    erase(user)
+    late = {"message_id": f"late-{uuid.uuid4().hex}", "user_id": user, "text": f"still here {canary}",
+            "sent_at": NOW.isoformat()}  # fmt: skip
+    inbox.remember(get_redis(), late)  # what the gateway writes before it sends
+    persistent_redis.client().save()
+    assert files_holding(persistent_redis.directory, canary)
+
+    ingest_message.apply(kwargs=late)  # refused: the user was erased
+
+    assert not owe_rewrite(get_redis()), "the refusal did not owe a rewrite"
+    forget_users_again.apply().get()
+    assert files_holding(persistent_redis.directory, canary, user) == []
+    assert owe_rewrite(get_redis())  # taken by the sweep: the next late message owes a new one
+    get_redis().delete(f"{get_settings().redis_key_prefix}:erasure:rewrite-owed")
 
 
 @only_on("sqlite")

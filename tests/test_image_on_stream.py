@@ -1,7 +1,8 @@
 """A reply that first shows an anchored place or companion carries the picture's reference to the gateway, once.
 
-The picture is drawn after the reply that first names it (a render takes seconds; ``tasks.images``), so the
-reference goes out with the first reply after that which names it again; later replies carry none.
+The picture is drawn before the reply that first names it is stored (``tasks.ingest.draw_named_pictures``), so
+that reply carries its reference, not the next one (issue 36: it used to arrive a reply late); later replies
+carry none. A picture drawn earlier (by ``ella.draw_image_anchors``) goes out with the first reply that names it.
 """
 
 from __future__ import annotations
@@ -56,3 +57,32 @@ def test_the_first_reply_showing_a_drawn_picture_carries_its_reference_and_later
     assert second.images is None and outbox_entry(second).images == ""
     with autocommit_scope() as s:
         assert s.scalar(select(ImageAnchorRow.shown_at).where(ImageAnchorRow.user_id == user)) is not None
+
+
+def test_the_reply_that_first_names_the_door_carries_the_picture_drawn_for_it_then(migrated_db, monkeypatch, tmp_path):
+    """No picture exists before the turn: the reply naming the door is the one whose entry carries it, drawn from
+    the world's canon look (the red door), and the task the turn owes afterwards finds it drawn already."""
+    import adapters.reply_service
+    from adapters.settings import get_settings
+    from models.world_clock import advance_world
+    from tasks.images import draw
+
+    monkeypatch.setenv("ELLA_IMAGE_DIR", str(tmp_path / "images"))
+    get_settings.cache_clear()
+    user = f"img-{uuid.uuid4().hex[:8]}"
+    with session_scope() as s:
+        s.add(User(id=user, timezone="UTC"))
+        s.flush()
+        advance_world(s, user, datetime.now(UTC))
+    use_model(monkeypatch, adapters.reply_service, Scripted(_door_reply))
+    message_id = uuid.uuid4().hex
+    ingest(IngestPayload(message_id=message_id, user_id=user, text="How is the house?", sent_at=datetime.now(UTC)),
+           task_id=None)  # fmt: skip
+    with autocommit_scope() as s:
+        record = s.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == message_id)).one()
+        anchor = s.scalars(select(ImageAnchorRow).where(ImageAnchorRow.user_id == user)).one()
+    [reference] = json.loads(outbox_entry(record).images)
+    assert (reference["entity"], reference["version"], reference["sha256"]) == ("front_door", 1, anchor.sha256)
+    assert "red" in anchor.prompt and anchor.shown_at is not None
+    assert image_store().path(anchor.sha256).read_bytes().startswith(b"\x89PNG")
+    assert draw(user, ["front_door"]) == {"already_drawn": 1}  # the owed task draws nothing more

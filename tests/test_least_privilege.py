@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
@@ -159,12 +160,15 @@ def test_the_gateway_may_enqueue_inbound_remember_messages_and_read_and_ack_the_
     acl_users: dict[str, tuple[str, str]], redis_client: redis.Redis
 ):
     from adapters import inbox
-    from adapters.outbox_stream import OutboxReader
+    from adapters.outbox_stream import OutboxReader, ensure_groups
 
     settings = get_settings()
     gateway = client_as(*acl_users["gateway"])
     group, task, message_id = f"gw-{uuid.uuid4().hex[:6]}", f"a task {uuid.uuid4().hex}", f"m-{uuid.uuid4().hex}"
     stream_id = None
+    # the workers make the gateways' groups (ELLA_OUTBOX_GROUPS; workers.app): the gateway user may not
+    ensure_groups(redis_client, settings.outbox_stream, group)
+    redis_client.xgroup_setid(settings.outbox_stream, group, "$")
     try:  # the run's queues and stream are shared with this process's other tests: only what is added here counts
         before = redis_client.llen(settings.queue_inbound)
         assert gateway.lpush(settings.queue_inbound, task) == before + 1
@@ -172,7 +176,7 @@ def test_the_gateway_may_enqueue_inbound_remember_messages_and_read_and_ack_the_
             f"{settings.queue_inbound}\x06\x163"
         )
         inbox.remember(gateway, {"message_id": message_id, "user_id": "u-acl", "text": "hi"})
-        reader = OutboxReader(gateway, group, "c1", start_id="$")  # XGROUP CREATE ... MKSTREAM, from now on
+        reader = OutboxReader(gateway, group, "c1", start_id="$")  # its XGROUP CREATE is refused: it reads on
         stream_id = redis_client.xadd(settings.outbox_stream, {"v": "1", "kind": "reply", "user_id": "u-acl"})
         got = gateway.xreadgroup(group, "c1", {settings.outbox_stream: ">"}, count=10)
         assert [entry_id for _, entries in got for entry_id, _ in entries] == [stream_id]
@@ -203,6 +207,10 @@ GATEWAY_REFUSED = {
     "read the whole outbox outside a group": lambda s: ["XRANGE", s.outbox_stream, "-", "+"],
     "delete the outbox": lambda s: ["DEL", s.outbox_stream],
     "drop another gateway's group": lambda s: ["XGROUP", "DESTROY", s.outbox_stream, "g"],
+    # The outside probe read every user's replies through a group of its own made from id 0.
+    "make a group of its own from id 0": lambda s: ["XGROUP", "CREATE", s.outbox_stream, "mine", "0", "MKSTREAM"],
+    "rewind a group to re-read the stream": lambda s: ["XGROUP", "SETID", s.outbox_stream, "gateway", "0"],
+    "drop a consumer and its pending entries": lambda s: ["XGROUP", "DELCONSUMER", s.outbox_stream, "gateway", "c"],
     "list every key": lambda s: ["KEYS", "*"],
     "scan every key": lambda s: ["SCAN", "0"],
     "take redbeat's lock": lambda s: ["SET", f"{s.redis_key_prefix}:redbeat::lock", "x"],
@@ -266,11 +274,16 @@ def test_flower_may_count_the_queues_but_not_send_a_task_or_read_our_data(
     flower = client_as(*acl_users["flower"])
     # the run's queues are shared with this process's other tests: Flower counts what is there, as we do
     assert [flower.llen(queue) for queue in settings.queues] == [redis_client.llen(q) for q in settings.queues]
+    db = redis_db(settings.redis_url or "")
     for command in (
         ["LPUSH", settings.queue_inbound, "x"],
         ["GET", f"{settings.redis_key_prefix}:emb:x"],
         ["XRANGE", settings.outbox_stream, "-", "+"],
         ["HGETALL", "unacked"],
+        # remote control (the outside probe shut a worker down with this user's password alone)
+        ["PUBLISH", f"/{db}.celery.pidbox", "x"],
+        ["SADD", "_kombu.binding.celery.pidbox", "x"],
+        ["LPUSH", "x.reply.celery.pidbox", "x"],
     ):
         with pytest.raises(redis.exceptions.NoPermissionError):
             flower.execute_command(*command)
@@ -379,7 +392,7 @@ def test_the_gateway_client_as_the_gateway_user_gets_its_reply_from_a_real_worke
     is answered, and the gateway reads and acknowledges both through its group."""
     from celery import Celery
 
-    from adapters.outbox_stream import OutboxReader
+    from adapters.outbox_stream import OutboxReader, ensure_groups
     from gateway import client as gateway
     from workers.app import celery_config
 
@@ -390,7 +403,9 @@ def test_the_gateway_client_as_the_gateway_user_gets_its_reply_from_a_real_worke
     gateway_app = Celery("ella-gateway-under-acl", set_as_current=False)
     gateway_app.conf.update(celery_config(settings))
     monkeypatch.setattr(gateway, "get_redis", lambda: gateway_redis)
-    reader = OutboxReader(gateway_redis, f"gw-{uuid.uuid4().hex[:6]}", "c1")
+    group = f"gw-{uuid.uuid4().hex[:6]}"
+    ensure_groups(redis_client, settings.outbox_stream, group)  # as the workers do (ELLA_OUTBOX_GROUPS)
+    reader = OutboxReader(gateway_redis, group, "c1")
     message_id, request_id, user = f"m-{uuid.uuid4().hex}", f"r-{uuid.uuid4().hex}", f"u-{uuid.uuid4().hex[:8]}"
     try:
         gateway.enqueue_message(
@@ -433,7 +448,11 @@ def test_the_standalone_gateway_package_as_the_gateway_user_gets_its_reply_from_
             key_prefix=settings.redis_key_prefix,
         )
     )
-    reader = client.outbox_reader(f"gw-{uuid.uuid4().hex[:6]}", "c1")
+    from adapters.outbox_stream import ensure_groups
+
+    group = f"gw-{uuid.uuid4().hex[:6]}"
+    ensure_groups(redis_client, settings.outbox_stream, group)  # as the workers do (ELLA_OUTBOX_GROUPS)
+    reader = client.outbox_reader(group, "c1")
     message_id, request_id, user = f"m-{uuid.uuid4().hex}", f"r-{uuid.uuid4().hex}", f"u-{uuid.uuid4().hex[:8]}"
     try:
         client.enqueue_message(message_id=message_id, user_id=user, text="Hello there", sent_at=datetime.now(UTC))
@@ -448,6 +467,159 @@ def test_the_standalone_gateway_package_as_the_gateway_user_gets_its_reply_from_
         assert redis_client.xpending(settings.outbox_stream, reader.group)["pending"] == 0
     finally:
         client.celery.close()
+
+
+def _as_user(kind: str, acl_users: dict[str, tuple[str, str]]) -> Any:
+    """A Celery app of our configuration connecting as ``kind`` (what an outside probe with its password runs)."""
+    from celery import Celery
+
+    from workers.app import celery_config
+
+    settings = get_settings().model_copy(update={"redis_url": url_as(*acl_users[kind])})
+    probe = Celery(f"probe-as-{kind}", set_as_current=False)
+    probe.conf.update(celery_config(settings))
+    return probe
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_gateway_user_cannot_erase_or_export_a_user_without_the_signing_key(
+    acl_users: dict[str, tuple[str, str]], start_worker, redis_client: redis.Redis, outbox
+):
+    """The outside probe pushed ``ella.forget_user`` as the gateway user and a worker erased the user in 1.1 s.
+    Now, with the workers holding a signing key (ELLA_GATEWAY_SIGNING_KEY): unsigned, or signed with another key,
+    a forget and an export are refused (``rejected``, ``unsigned`` / ``bad_signature``) and the user is still
+    there; signed with the key, the forget runs. The worker runs as the worker user, and made the gateways'
+    group at start (the gateway user may not)."""
+    from adapters.db import session_scope
+    from ella import signing
+    from gateway import client as gateway
+    from models.user import User
+
+    key = uuid.uuid4().hex
+    start_worker(env={"ELLA_REDIS_URL": url_as(*acl_users["worker"]), "ELLA_GATEWAY_SIGNING_KEY": key})
+    settings = get_settings()
+    assert "gateway" in {g["name"] for g in redis_client.xinfo_groups(settings.outbox_stream)}
+    user, message_id, request_id = f"u-{uuid.uuid4().hex[:8]}", f"m-{uuid.uuid4().hex}", f"r-{uuid.uuid4().hex}"
+    gateway.enqueue_message(message_id=message_id, user_id=user, text="Hi, I'm Sam", sent_at=datetime.now(UTC))
+    wait_for(lambda: [e for e in outbox() if e.in_reply_to == message_id], 60, what="the reply")
+
+    probe = _as_user("gateway", acl_users)
+    try:
+        sent = {
+            probe.send_task("ella.forget_user", kwargs={"user": user}, queue=settings.queue_inbound).id: "unsigned",
+            probe.send_task(
+                "ella.forget_user",
+                kwargs=signing.signed("a guessed key", "ella.forget_user", {"user": user}),
+                queue=settings.queue_inbound,
+            ).id: "bad_signature",
+            probe.send_task(
+                "ella.export_user", kwargs={"request_id": request_id, "user_id": user}, queue=settings.queue_inbound
+            ).id: "unsigned",
+        }
+
+        def refused() -> dict[str, str]:
+            return {e.task_id: e.code for e in outbox() if e.kind == "rejected" and e.task_id in sent}
+
+        wait_for(lambda: len(refused()) == len(sent), 60, what="the three refusals")
+        assert refused() == sent
+        assert not [e for e in outbox() if e.kind == "answer" and e.in_reply_to == request_id]
+        with session_scope() as session:
+            assert session.get(User, user) is not None, "erased with the broker password alone"
+
+        signed = probe.send_task(
+            "ella.forget_user",
+            kwargs=signing.signed(key, "ella.forget_user", {"user": user}),
+            queue=settings.queue_inbound,
+        ).id
+        wait_for(
+            lambda: [e for e in outbox() if e.outbox_id == f"ack:ella.forget_user:{signed}:erased"], 60, what="erasure"
+        )
+        with session_scope() as session:
+            assert session.get(User, user) is None
+    finally:
+        probe.close()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_flower_user_cannot_broadcast_remote_control_and_the_worker_lives(
+    acl_users: dict[str, tuple[str, str]], start_worker
+):
+    """The outside probe shut a live worker down with a remote-control broadcast, with the flower user's
+    password alone (around Flower's basic auth). Now the broadcast is refused by Redis (NOPERM) and the worker
+    still answers a ping (sent as the worker user)."""
+    from workers.app import app
+
+    worker = start_worker(env={"ELLA_REDIS_URL": url_as(*acl_users["worker"])})
+    flower = _as_user("flower", acl_users)
+    try:
+        for command in ("shutdown", "pool_restart", "pool_shrink", "revoke"):
+            with pytest.raises(Exception, match="NOPERM|no permissions"):
+                if command == "revoke":
+                    flower.control.revoke(str(uuid.uuid4()), terminate=True)
+                else:
+                    flower.control.broadcast(command, reply=False)
+        time.sleep(2)
+        assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+        assert app.control.ping(timeout=5), "the worker no longer answers"
+    finally:
+        flower.close()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_flower_as_the_flower_user_still_monitors_read_only_and_is_refused_nothing(
+    acl_users: dict[str, tuple[str, str]], start_worker, redis_client: redis.Redis, tmp_path: Path
+):
+    """The real Flower (``celery -A workers.app flower``, as compose starts it) as the flower user: the task list
+    shows a task a worker ran (from the events the workers send themselves), the broker page answers, its
+    control API is off (read-only: 403), and Redis refused nothing it sent (ACL LOG)."""
+    import base64
+    import http.client
+    import sys
+
+    from gateway import client as gateway
+    from tests.test_flower_auth import CREDENTIALS, flower_env, free_port, start, wait_listening
+
+    start_worker(env={"ELLA_REDIS_URL": url_as(*acl_users["worker"])})
+    port = free_port()
+    celery_bin = str(Path(sys.executable).parent / "celery")
+    env = flower_env(ELLA_REDIS_URL=url_as(*acl_users["flower"]), FLOWER_BASIC_AUTH=CREDENTIALS)
+    proc, log = start([celery_bin, "-A", "workers.app", "flower", f"--port={port}"], env, tmp_path / "flower")
+
+    def call(method: str, path: str) -> tuple[int, str]:
+        auth = "Basic " + base64.b64encode(CREDENTIALS.encode()).decode()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            conn.request(method, path, headers={"Authorization": auth}, body=b"" if method == "POST" else None)
+            answer = conn.getresponse()
+            return answer.status, answer.read().decode(errors="replace")
+        finally:
+            conn.close()
+
+    try:
+        wait_listening(proc, log, port)
+        time.sleep(2)  # its event receiver subscribes
+        task_id = gateway.enqueue_message(
+            message_id=f"m-{uuid.uuid4().hex}",
+            user_id=f"u-{uuid.uuid4().hex[:8]}",
+            text="Hello",
+            sent_at=datetime.now(UTC),
+        )
+        wait_for(lambda: task_id in call("GET", "/api/tasks")[1], 60, what="the task in Flower's task list")
+        assert call("GET", "/broker")[0] == 200
+        assert call("GET", "/workers")[0] == 200
+        status, _ = call("POST", f"/api/worker/shutdown/celery@{socket.gethostname()}")
+        assert status == 403, status
+        name = acl_users["flower"][0]
+        refused = [
+            entry["object"]
+            for entry in redis_client.acl_log()
+            if entry["username"] in (name, name.encode())
+            and entry["object"] not in ("client|setinfo", b"client|setinfo")
+        ]
+        assert refused == [], f"Flower sent what the flower user may not run: {refused}\n{log.read_text()[-3000:]}"
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from sqlalchemy import func, select
 
 from adapters.db import autocommit_scope
 from adapters.settings import get_settings
-from ella.contract import IngestPayload, MemoryRequest, ProfilePayload
+from ella.contract import TASK_SCHEMA_FILES, IngestPayload, MemoryRequest, ProfilePayload
 from models import Base, DeadLetter, InboundMessage, OutboxRecord, User
 from tests.conftest import wait_for
 from tests.test_least_privilege import acl_users as acl_users  # a fixture: the ACL users, made and removed per test
@@ -73,14 +73,7 @@ def node_package() -> Iterator[Path]:
     yield NODE_DIR
 
 
-KWARGS_SCHEMAS = {
-    "ella.ingest_message": "ingest_message.kwargs.schema.json",
-    "ella.update_profile": "update_profile.kwargs.schema.json",
-    "ella.forget_user": "forget_user.kwargs.schema.json",
-    "ella.export_user": "memory_request.kwargs.schema.json",
-    "ella.forget_memory": "memory_request.kwargs.schema.json",
-    "ella.correct_fact": "memory_request.kwargs.schema.json",
-}
+KWARGS_SCHEMAS = TASK_SCHEMA_FILES  # each task's own schema (docs/gateway.md, section 1)
 
 
 def spec(name: str) -> Draft202012Validator:
@@ -402,12 +395,17 @@ def test_forget_user_from_node_erases_the_user_and_a_late_message_gets_no_reply(
 def test_the_node_client_as_the_gateways_redis_user_sends_and_reads_its_reply(node_package, start_worker, acl_users):
     """Under the gateway's ACL user (docs/deployment-security.md) the Node client's connection must log in with the
     URL's user name and skip ioredis's INFO ready check, which that user may not run."""
+    from adapters.outbox_stream import ensure_groups
+    from adapters.redis_conn import get_redis
     from tests.test_least_privilege import url_as
 
     start_worker()
     message_id, user = f"acl-{uuid.uuid4().hex[:8]}", f"acl-{uuid.uuid4().hex[:8]}"
     env = {**node_env(), "ELLA_REDIS_URL": url_as(*acl_users["gateway"])}
-    run = subprocess.run(["node", "test/as_gateway_user.js", message_id, user, f"gw-{uuid.uuid4().hex[:6]}"],
+    group = f"gw-{uuid.uuid4().hex[:6]}"
+    # the workers make the gateways' groups (ELLA_OUTBOX_GROUPS): the gateway user's XGROUP CREATE is refused
+    ensure_groups(get_redis(), get_settings().outbox_stream, group)
+    run = subprocess.run(["node", "test/as_gateway_user.js", message_id, user, group],
                          cwd=node_package, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert run.returncode == 0, run.stderr
     summary = json.loads(run.stdout.strip().splitlines()[-1])

@@ -70,6 +70,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "accept_content": ["json"],
         "result_accept_content": ["json"],
         "task_acks_late": True,
+        # Task events on by themselves: Flower's Redis user may not broadcast ``enable_events`` (no remote control,
+        # deploy/redis/users.acl.template), and its dashboard and task list are built from these events.
+        "worker_send_task_events": True,
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
         "worker_consumer": "workers.consumer:EllaConsumer",  # reconnects within seconds (see that module)
@@ -158,6 +161,30 @@ def refuse_unnamed_offline(process: str) -> None:
 @signals.worker_init.connect
 def _refuse_offline_worker(**_: Any) -> None:
     refuse_unnamed_offline("worker")
+
+
+@signals.worker_init.connect
+def _refuse_unsigned_production(**_: Any) -> None:
+    """``Settings.signing_refusal``: a production worker without the gateway's signing key exits (status 2)."""
+    reason = get_settings().signing_refusal()
+    if reason is not None:
+        logging.getLogger("workers.app").critical("%s", reason)
+        print(f"ella worker: {reason}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
+
+
+@signals.worker_init.connect
+def _create_outbox_groups(**_: Any) -> None:
+    """The gateways' consumer groups (``ELLA_OUTBOX_GROUPS``), made here because the gateway's Redis user may not
+    run ``XGROUP CREATE`` (deploy/redis/users.acl.template: a group of its own from id 0 would read every reply
+    the stream holds). A group that exists is left as it is; Redis down: the next worker start makes it."""
+    from adapters.outbox_stream import ensure_groups
+    from adapters.redis_conn import get_redis
+
+    try:
+        ensure_groups(get_redis(), get_settings().outbox_stream, get_settings().outbox_groups)
+    except redis.RedisError as exc:
+        logging.getLogger("workers.app").warning("outbox groups not created (%s): the next start tries again", exc)
 
 
 @signals.beat_init.connect

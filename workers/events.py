@@ -157,4 +157,47 @@ def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None
     asked = task.request.kwargs if isinstance(task.request.kwargs, dict) else {}
     in_reply_to = reply_key(task.name, asked, task.request.id)  # for the rejected entry, which names no user
     task.request.kwargs = {}
+    owe_disk_rewrite()  # the late message's words were in Redis (the queue, the inbox): its files too
     raise task.dead_letter(FORGOTTEN_REASON, [], {"tombstone": key}, in_reply_to=in_reply_to)
+
+
+REWRITE_AFTER_S = 5  # after the refused task's ack: kombu's unacked hash held the message until then
+
+
+def owe_disk_rewrite() -> None:
+    """A late message (or request) of an erased user was refused: its words passed through Redis (the queue, the
+    inbox entry, kombu's unacked hash), so they are in the AOF, and in the snapshot if one was written meanwhile.
+    Owe the same rewrite an erasure ends with (``adapters.disk_erasure.owe_rewrite``: one marker, however many
+    late messages), and send the sweep that runs it (``ella.forget_users_again``) a few seconds from now, after
+    this task's ack; the sweep's beat run every minute does it if this send is lost. Redis down: the message
+    is not in it either, nothing is owed."""
+    from adapters.disk_erasure import owe_rewrite
+    from adapters.redis_conn import get_redis
+    from workers.effects import SEND_ERRORS, task_named
+    from workers.routing import queue_for
+
+    try:
+        if not owe_rewrite(get_redis()):
+            return  # already owed: the sweep that is on its way rewrites after this message too
+        task_named(TaskName.FORGET_USERS_AGAIN).apply_async(
+            kwargs={}, countdown=REWRITE_AFTER_S, queue=queue_for(TaskName.FORGET_USERS_AGAIN, get_settings())
+        )
+    except SEND_ERRORS:  # RedisError among them
+        pass  # owed and not sent: beat's sweep runs it within a minute
+
+
+def refuse_unsigned(task: ReliableTask, kwargs: Any) -> None:
+    """A signed request (``ella.signing``: forget, export, correct, a memory page) whose signature is missing or
+    wrong, on a deployment with a gateway signing key: dead-lettered before anything of the request is read or
+    changed, and answered with a ``rejected`` entry (``unsigned`` or ``bad_signature``). The key and the
+    expected signature are never logged nor stored; the dead letter keeps the kwargs without the signature.
+
+    Raises ``DeadLettered``; returns when the request may run."""
+    from ella.signing import FIELD, problem
+
+    secret = get_settings().gateway_signing_key
+    refusal = problem(secret.get_secret_value() if secret is not None else None, task.name, kwargs)
+    if refusal is None:
+        return
+    shown = {k: v for k, v in kwargs.items() if k != FIELD} if isinstance(kwargs, dict) else {}
+    raise task.dead_letter(refusal, [], shown)

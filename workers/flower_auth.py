@@ -10,10 +10,15 @@ loopback only).
 
 ``install`` is called by ``ella flower`` and by ``workers.app`` when the ``celery`` command that loads it has
 Flower's command (``celery -A workers.app flower``, the way compose starts it).
+
+And read-only (Flower's own ``read_only`` option, plus no inspect and no ``enable_events`` broadcast): its Redis
+user may not use remote control at all, because with that password alone a shutdown could be broadcast around
+the basic auth (docs/deployment-security.md).
 """
 
 from __future__ import annotations
 
+import asyncio
 import binascii
 import hmac
 import sys
@@ -74,7 +79,19 @@ def install() -> None:
                 raise SystemExit(2)
             if not opts.address and not opts.unix_socket:
                 opts.address = LOOPBACK
+            # Read-only: Flower's Redis user may not publish remote control (deploy/redis/users.acl.template), so
+            # its control API and buttons (shutdown, pool restart, revoke, rate limits) are off rather than
+            # failing, and it does not broadcast enable_events (the workers send events themselves).
+            opts.read_only = True
+            opts.enable_events = False
             super().__init__(*args, **kwargs)
+
+        def update_workers(self, workername: str | None = None) -> Any:
+            """No inspect broadcast (the same PUBLISH as a shutdown, refused to Flower's user): an answered
+            future, so a page that waits for it renders at once from the events."""
+            done: asyncio.Future[None] = self.io_loop.asyncio_loop.create_future()
+            done.set_result(None)
+            return done
 
         def find_handler(self, request: Any, **kwargs: Any) -> Any:
             if not authorized(request.headers.get("Authorization", ""), self.credentials):
@@ -82,3 +99,16 @@ def install() -> None:
             return super().find_handler(request, **kwargs)
 
     flower.command.Flower = GuardedFlower
+
+    import flower.events
+    from celery.events.receiver import EventReceiver
+
+    class NoWakeupReceiver(EventReceiver):  # type: ignore[misc]
+        """Flower's event receiver without its wake-up: ``capture(wakeup=True)`` (hard-coded in Flower) broadcasts
+        ``heartbeat`` on the pidbox, a PUBLISH Flower's Redis user may not send; workers send a heartbeat every
+        two seconds anyway, so Flower sees them without it."""
+
+        def capture(self, limit: int | None = None, timeout: float | None = None, wakeup: bool = True) -> Any:
+            return super().capture(limit=limit, timeout=timeout, wakeup=False)
+
+    flower.events.EventReceiver = NoWakeupReceiver

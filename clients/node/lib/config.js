@@ -13,6 +13,7 @@ const DEFAULTS = Object.freeze({
   stream: "ella:outbox",
   keyPrefix: "ella",
   recheckAfterS: 20,
+  signingKey: null,
 });
 
 /**
@@ -24,6 +25,8 @@ const DEFAULTS = Object.freeze({
  * - `stream`: `ELLA_OUTBOX_STREAM`
  * - `keyPrefix`: `ELLA_REDIS_KEY_PREFIX` (the inbox keys, `<prefix>:inbox:*`)
  * - `recheckAfterS`: `ELLA_INBOX_RECHECK_AFTER_S` (when the inbox sweep first looks at a message)
+ * - `signingKey`: `ELLA_GATEWAY_SIGNING_KEY` (forgets, exports and corrections are signed with it; none: sent
+ *   unsigned, which only a deployment without a key accepts; docs/gateway.md, signed requests)
  */
 function resolveSettings(options = {}, env = process.env) {
   const pick = (name, variable) => {
@@ -39,6 +42,7 @@ function resolveSettings(options = {}, env = process.env) {
     stream: pick("stream", "ELLA_OUTBOX_STREAM"),
     keyPrefix: pick("keyPrefix", "ELLA_REDIS_KEY_PREFIX"),
     recheckAfterS: recheck,
+    signingKey: pick("signingKey", "ELLA_GATEWAY_SIGNING_KEY") || null,
   };
 }
 

@@ -12,6 +12,7 @@
  * unacked record; the inbox is what beat's sweep re-sends from, until the reply is published. The entry and the
  * task go in one MULTI, so neither exists without the other.
  */
+const crypto = require("crypto");
 const { buildEnvelope, pyRepr } = require("./envelope");
 const { connect, resolveSettings } = require("./config");
 
@@ -23,6 +24,29 @@ const TASKS = Object.freeze({
   FORGET_MEMORY: "ella.forget_memory",
   CORRECT_FACT: "ella.correct_fact",
 });
+
+const SIGNED = new Set([TASKS.FORGET_USER, TASKS.EXPORT_USER, TASKS.FORGET_MEMORY, TASKS.CORRECT_FACT,
+  "ella.list_memory", "ella.search_memory"]);
+
+/**
+ * The request's `signature` (docs/gateway.md, signed requests; the back end's ella/signing.py): HMAC-SHA256, hex,
+ * over "ella-request-v1", the task name and each kwarg but `signature` sorted by name as `name=value` (strings as
+ * they are, integers in decimal, true/false; null and undefined left out), joined by NUL, in UTF-8.
+ */
+function signature(key, task, kwargs) {
+  const text = (name, value) => {
+    if (typeof value === "boolean") return value ? "true" : "false";
+    if (typeof value === "number" && Number.isInteger(value)) return String(value);
+    if (typeof value === "string") return value;
+    throw new TypeError(`${name}: a ${typeof value} cannot be signed`);
+  };
+  const parts = ["ella-request-v1", task];
+  for (const name of Object.keys(kwargs).sort()) {
+    const value = kwargs[name];
+    if (name !== "signature" && value !== null && value !== undefined) parts.push(`${name}=${text(name, value)}`);
+  }
+  return crypto.createHmac("sha256", Buffer.from(key, "utf8")).update(Buffer.from(parts.join("\0"), "utf8")).digest("hex");
+}
 
 function isoTime(value, name) {
   if (value instanceof Date) {
@@ -63,6 +87,9 @@ class GatewayClient {
   }
 
   async _send(task, kwargs, shown, extra = (multi) => multi) {
+    if (this.settings.signingKey && SIGNED.has(task)) {
+      kwargs = { ...kwargs, signature: signature(this.settings.signingKey, task, kwargs) };
+    }
     const { taskId, raw } = buildEnvelope(task, kwargs, { queue: this.settings.queue, kwargsrepr: pyRepr(shown) });
     const results = await extra(this.redis.multi()).lpush(this.settings.queue, raw).exec();
     const failed = (results || []).find(([error]) => error);
@@ -148,4 +175,4 @@ class GatewayClient {
   }
 }
 
-module.exports = { GatewayClient, TASKS, inboxEntryKey };
+module.exports = { GatewayClient, TASKS, inboxEntryKey, signature };

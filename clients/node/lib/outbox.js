@@ -42,7 +42,9 @@ class OutboxReader {
   ensureGroup() {
     if (!this._ready) {
       this._ready = this.redis.xgroup("CREATE", this.stream, this.group, this.startId, "MKSTREAM").catch((error) => {
-        if (!String(error && error.message).includes("BUSYGROUP")) {
+        // NOPERM: the gateway's Redis user may not create groups; Ella's workers made it (ELLA_OUTBOX_GROUPS)
+        const message = String(error && error.message);
+        if (!message.includes("BUSYGROUP") && !message.includes("NOPERM")) {
           this._ready = null;
           throw error;
         }

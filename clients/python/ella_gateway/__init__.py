@@ -7,6 +7,8 @@ stream); names and URLs come from the same environment variables the back end re
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import time
@@ -27,6 +29,9 @@ class GatewayConfig:
     outbox_stream: str = "ella:outbox"
     key_prefix: str = "ella"
     inbox_recheck_after_s: float = 20.0
+    # The deployment's gateway signing key (ELLA_GATEWAY_SIGNING_KEY): forgets, exports and corrections are signed
+    # with it (docs/gateway.md, signed requests). None: sent unsigned, which only a deployment without a key runs.
+    signing_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> GatewayConfig:
@@ -37,7 +42,31 @@ class GatewayConfig:
             outbox_stream=env.get("ELLA_OUTBOX_STREAM", cls.outbox_stream),
             key_prefix=env.get("ELLA_REDIS_KEY_PREFIX", cls.key_prefix),
             inbox_recheck_after_s=float(env.get("ELLA_INBOX_RECHECK_AFTER_S", cls.inbox_recheck_after_s)),
+            signing_key=env.get("ELLA_GATEWAY_SIGNING_KEY") or None,
         )
+
+
+SIGNED_TASKS = frozenset({"ella.forget_user", "ella.export_user", "ella.forget_memory", "ella.correct_fact",
+                          "ella.list_memory", "ella.search_memory"})  # fmt: skip
+
+
+def signature(key: str, task: str, kwargs: dict[str, Any]) -> str:
+    """HMAC-SHA256 (hex) over "ella-request-v1", the task name and each kwarg but ``signature``, sorted by name, as
+    ``name=value`` (strings as they are, integers in decimal, true/false; null left out), joined by NUL: the
+    canonical form of docs/gateway.md, the same as the back end's ella/signing.py."""
+
+    def text(value: Any) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int | str):
+            return str(value)
+        raise TypeError(f"a {type(value).__name__} cannot be signed")
+
+    parts = ["ella-request-v1", task]
+    parts += [
+        f"{name}={text(kwargs[name])}" for name in sorted(kwargs) if name != "signature" and kwargs[name] is not None
+    ]
+    return hmac.new(key.encode(), "\x00".join(parts).encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def _iso(value: datetime | str) -> str:
@@ -60,6 +89,8 @@ class Gateway:
         return cls(GatewayConfig.from_env())
 
     def _send(self, task: str, kwargs: dict[str, Any], shown: dict[str, Any]) -> str:
+        if self.config.signing_key and task in SIGNED_TASKS:
+            kwargs = {**kwargs, "signature": signature(self.config.signing_key, task, kwargs)}
         result = self.celery.send_task(
             task, kwargs=kwargs, queue=self.config.queue, routing_key=self.config.queue, kwargsrepr=repr(shown)
         )
@@ -135,6 +166,8 @@ class OutboxReader:
         self._pending_first = True
         try:
             client.xgroup_create(stream, group, id=start_id, mkstream=True)
+        except redis.exceptions.NoPermissionError:
+            pass  # the gateway's Redis user may not create groups: Ella's workers made it (ELLA_OUTBOX_GROUPS)
         except redis.ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
