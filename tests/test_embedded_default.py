@@ -236,10 +236,12 @@ def test_demo_makes_the_demo_users_daily_digest_through_the_batches_service(demo
     var, _first, second = demo_runs
     with closing(sqlite3.connect(var / "ella.db")) as db:
         made = db.execute(
-            "SELECT id FROM notification_candidates WHERE user_id = ? AND kind = 'digest'", (second.sam,)
+            "SELECT id, body FROM notification_candidates WHERE user_id = ? AND kind = 'digest'", (second.sam,)
         ).fetchall()
-    assert len(made) == 1 and "through the Batches service: {'applied': 1}" in second.out
-    assert f"digest #{made[0][0]}: candidate" in second.out
+    assert "through the Batches service: {'applied': 1}" in second.out
+    # the demo's news is an interview the user said went great: a digest never looks forward to it (issue 34), so
+    # the offline engine's answer says nothing, or what it says is not about the interview
+    assert len(made) <= 1 and not any("interview" in str(body).lower() for _id, body in made)
 
 
 def test_every_row_the_demo_stores_says_what_made_it_and_nothing_claims_a_model(demo_runs):
@@ -250,7 +252,7 @@ def test_every_row_the_demo_stores_says_what_made_it_and_nothing_claims_a_model(
 
     _var, first, _second = demo_runs
     made = first.made_by
-    assert made["memory_nodes"] and made["world_facts"] and made["notification_candidates"], made
+    assert made["memory_nodes"] and made["world_facts"], made  # (the digest about an over event is not made)
     for table, keys in made.items():
         for engine, model_id, kind, version in keys:
             assert engine in {"offline", "rules"}, (table, engine, kind)
@@ -268,7 +270,7 @@ def test_every_row_the_demo_stores_says_what_made_it_and_nothing_claims_a_model(
     assert "anchor" in fact_kinds and "reply" in fact_kinds and fact_kinds <= {"anchor", "world_tick", "reply",
                                                                              "fact_extraction"}, fact_kinds  # fmt: skip
     digests = {k[2] for k in made["notification_candidates"]}
-    assert digests and digests <= {"digest", "notification_body", "generic_checkin"}, digests
+    assert digests <= {"digest", "notification_body", "generic_checkin"}, digests
 
 
 def test_a_second_demo_run_starts_a_fresh_world_instead_of_piling_onto_the_first(demo_runs):
