@@ -22,28 +22,14 @@ from sqlalchemy.orm import Session
 from adapters.outbox_stream import publish_once
 from adapters.redis_conn import get_redis
 from adapters.settings import get_settings
-from ella.contract import OutboxEntry
 from models.base import utcnow
 from models.memory_changes import NOTED, configure
-from models.outbox import OutboxRecord
+from models.outbox import OutboxRecord, stream_entry
 from models.pending_effects import PendingEffects, settle
 
 log = logging.getLogger(__name__)
 
 configure(lambda: get_settings().memory_changed_words, lambda: get_settings().effects_grace_s)
-
-
-def entry_of(record: OutboxRecord) -> OutboxEntry:
-    """A notice as the stream carries it (no conversation: it is about the user's memory, not a turn)."""
-    return OutboxEntry(
-        kind=record.kind,
-        user_id=record.user_id,
-        text=record.text,
-        route=record.route,
-        category=record.category,
-        outbox_id=record.uid,
-        created_at=record.created_at.isoformat(),
-    )
 
 
 def publish_noted(session: Session, noted: list[tuple[OutboxRecord, PendingEffects | None]]) -> int:
@@ -55,7 +41,7 @@ def publish_noted(session: Session, noted: list[tuple[OutboxRecord, PendingEffec
     published: list[tuple[OutboxRecord, PendingEffects | None, str]] = []
     for record, row in noted:
         try:
-            published.append((record, row, publish_once(get_redis(), entry_of(record))))
+            published.append((record, row, publish_once(get_redis(), stream_entry(record))))
         except Exception as exc:  # noqa: BLE001 - the pending row stays: the sweep publishes it
             log.warning("memory_changed notice %s not published (%s); the sweep publishes it", record.uid,
                         type(exc).__name__)  # fmt: skip

@@ -27,7 +27,7 @@ from adapters.redis_conn import get_redis
 from ella.contract import OutboxEntry
 from models.base import utcnow
 from models.conversation import Conversation
-from models.outbox import OutboxRecord
+from models.outbox import OutboxRecord, stream_entry
 from models.turns import reply_to
 
 log = logging.getLogger(__name__)
@@ -37,19 +37,7 @@ REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError)  # BusyLoadingError (Re
 
 
 def outbox_entry(record: OutboxRecord) -> OutboxEntry:
-    return OutboxEntry(
-        kind=record.kind,
-        user_id=record.user_id,
-        text=record.text,
-        route=record.route,
-        category=record.category,
-        outbox_id=record.uid,
-        in_reply_to=record.in_reply_to or "",
-        conversation_id=external_conversation_id(record),
-        ella_conversation_id=str(record.conversation_id or ""),
-        images=record.images or "",
-        created_at=record.created_at.isoformat(),
-    )
+    return stream_entry(record, external_conversation_id(record))
 
 
 def external_conversation_id(record: OutboxRecord) -> str:

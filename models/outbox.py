@@ -12,6 +12,7 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from ella.contract import OutboxEntry
 from models.base import Base, BigId, UTCDateTime, utcnow
 
 
@@ -41,4 +42,23 @@ class OutboxRecord(Base):
     images: Mapped[str | None] = mapped_column(Text, comment="JSON: the image references the entry carries")
     seen: Mapped[str | None] = mapped_column(
         Text, comment="JSON: section -> ids of what the reply's prompt carried (ella.seen)"
+    )
+
+
+def stream_entry(record: OutboxRecord, conversation_id: str = "") -> OutboxEntry:
+    """The record as the outbox stream carries it; ``conversation_id`` is the gateway's own id of its conversation
+    ("" for none: a memory notice names no conversation). One mapping for every publisher
+    (``adapters.publishing``, ``adapters.memory_changes``)."""
+    return OutboxEntry(
+        kind=record.kind,
+        user_id=record.user_id,
+        text=record.text,
+        route=record.route,
+        category=record.category,
+        outbox_id=record.uid,
+        in_reply_to=record.in_reply_to or "",
+        conversation_id=conversation_id,
+        ella_conversation_id=str(record.conversation_id or ""),
+        images=record.images or "",
+        created_at=record.created_at.isoformat(),
     )
