@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Protocol
 
 from ella.ledger.rules import USER_SUBJECT
-from ella.ledger.subjects import is_naming, relation_of, subject_key
+from ella.ledger.subjects import SubjectFact, is_naming, relation_of, subject_key
 
 # predicate of a ``user`` fact -> the profile field it fills
 FIELDS: dict[str, str] = {
@@ -82,17 +82,7 @@ _CLAUSE_END = re.compile(
 _LINK = re.compile(r"(?:https?://|www\.|\b[\w-]+\.(?:com|org|net|de|io|co|uk|fr|es|it)\b|@\w)", re.IGNORECASE)
 
 
-class ProfileFact(Protocol):
-    """What the profile reads of a live fact (``models.ledger.WorldFact``)."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def predicate(self) -> str: ...
-    @property
-    def object(self) -> str: ...
+ProfileFact = SubjectFact  # what the profile reads of a live fact: id, subject, predicate, object
 
 
 class PastFact(ProfileFact, Protocol):
