@@ -19,7 +19,7 @@ from typing import TypeVar
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from adapters.db import autocommit_scope
 from adapters.outbox_stream import publish_once
@@ -28,6 +28,7 @@ from ella.contract import OutboxEntry
 from models.base import utcnow
 from models.conversation import Conversation
 from models.outbox import OutboxRecord, stream_entry
+from models.pending_effects import mark_published
 from models.turns import reply_to
 
 log = logging.getLogger(__name__)
@@ -36,8 +37,9 @@ T = TypeVar("T")
 REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError)  # BusyLoadingError (Redis replaying its AOF) is one too
 
 
-def outbox_entry(record: OutboxRecord) -> OutboxEntry:
-    return stream_entry(record, external_conversation_id(record))
+def outbox_entry(record: OutboxRecord, external_id: str | None = None) -> OutboxEntry:
+    """The record's stream entry; ``external_id``: its conversation's gateway id when the caller holds it."""
+    return stream_entry(record, external_conversation_id(record) if external_id is None else external_id)
 
 
 def external_conversation_id(record: OutboxRecord) -> str:
@@ -73,23 +75,29 @@ def when_redis_answers(call: Callable[[], T], wait_s: float, what: str) -> T:
             time.sleep(pause)
 
 
-def publish(record: OutboxRecord, wait_s: float = 0.0) -> str:
+def publish(
+    record: OutboxRecord,
+    wait_s: float = 0.0,
+    external_id: str | None = None,
+    then: Callable[[], list[int]] | None = None,
+) -> str:
     """Publish a committed outbox record once and note it on the row; the stream id.
 
     ``wait_s``: how long to keep retrying while Redis is unreachable. A new stream id (Redis lost the entry the
-    row names, and it was published again) replaces the one on the row.
+    row names, and it was published again) replaces the one on the row. ``external_id``: the conversation's
+    gateway id, when the caller holds it (else one query). ``then``: runs once the entry is on the stream and
+    names the ``pending_effects`` rows it sent (the turn's effects), which are settled with the publish mark.
     """
-    entry, recorded = outbox_entry(record), record.stream_id
+    entry, recorded = outbox_entry(record, external_id), record.stream_id
     stream_id = when_redis_answers(
         lambda: publish_once(get_redis(), entry, recorded_id=recorded), wait_s, f"publishing outbox {record.uid}"
     )
-    if stream_id != recorded or record.published_at is None:
+    settled = then() if then is not None else []
+    if stream_id != recorded or record.published_at is None or settled:
+        # a failure here fails the task: its redelivery republishes idempotently and sends the unsettled rows
+        # again, which their tasks ignore (each is idempotent)
         with autocommit_scope() as session:
-            session.execute(
-                update(OutboxRecord)
-                .where(OutboxRecord.id == record.id, OutboxRecord.user_id == record.user_id)
-                .values(published_at=record.published_at or utcnow(), stream_id=stream_id)
-            )
+            mark_published(session, record, record.published_at or utcnow(), stream_id, settled)
     return stream_id
 
 

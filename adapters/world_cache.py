@@ -174,12 +174,20 @@ class LazyWorldCache:
         )
 
     def read(
-        self, user_id: str, now: datetime | None = None, tone: str | None = None, prepare: Prepare | None = None
+        self,
+        user_id: str,
+        now: datetime | None = None,
+        tone: str | None = None,
+        prepare: Prepare | None = None,
+        version: int | None = None,
     ) -> WorldRead:
         """Every world subject of the user at ``now``: from the cache when fresh, else ticked once.
 
         ``prepare``: run in the tick's transaction before the tick, and only when there is one (the reply makes
-        sure of the user's row there, which a tick's facts refer to: a warm read writes nothing at all)."""
+        sure of the user's row there, which a tick's facts refer to: a warm read writes nothing at all).
+        ``version``: the user's world version as the caller just read it (the turn's opening read,
+        ``adapters.turn_context``), so a warm read makes no query of its own; the check under the lock always
+        reads the database."""
         now = now or datetime.now(UTC)
         subjects = [t.subject for t in world.tickers()]
         try:
@@ -189,7 +197,7 @@ class LazyWorldCache:
             return self._from_ledger(user_id, now, tone, subjects, {}, None, None, prepare)
         stale = stale_subjects(subjects, entries, now)
         if not stale:
-            if seen is not None and seen == self.version_of(user_id):
+            if seen is not None and seen == (self.version_of(user_id) if version is None else version):
                 return WorldRead(user_id, entries, warm=True)
             stale = subjects  # a write the hash did not hear of (its invalidation was lost): rebuild it all
         try:
@@ -325,12 +333,16 @@ def get_world_cache() -> LazyWorldCache:
 
 
 def read_world(
-    user_id: str, now: datetime | None = None, tone: str | None = None, prepare: Prepare | None = None
+    user_id: str,
+    now: datetime | None = None,
+    tone: str | None = None,
+    prepare: Prepare | None = None,
+    version: int | None = None,
 ) -> WorldRead:
     """The lazy world of one user, as the reply and the proactive jobs read it: fresh subjects from Redis with
     no database, stale ones ticked once (``tone``: ``ella.world.tickers.tone_of`` of the recent messages;
-    ``prepare``: see ``LazyWorldCache.read``)."""
-    return get_world_cache().read(user_id, now, tone, prepare)
+    ``prepare`` and ``version``: see ``LazyWorldCache.read``)."""
+    return get_world_cache().read(user_id, now, tone, prepare, version)
 
 
 # A ledger write to a world subject drops its cached value after the commit: the session hooks that see the write

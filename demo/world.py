@@ -86,7 +86,7 @@ def fresh_world(console: Console, settings: Settings, users: list[str]) -> list[
 
 def seed_user(settings: Settings, user_id: str, seen_at: datetime) -> None:
     """Create the demo user as ingest would (the configured defaults), with the counter at ``DEMO_TRIGGER``."""
-    from adapters.reply_service import new_user_defaults
+    from adapters.turn_context import new_user_defaults
     from models.user import touch_user
 
     defaults = new_user_defaults(settings) | {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime, timedelta
 
-from sqlalchemy import ForeignKey, Index, Integer, String, insert, select, text, update
+from sqlalchemy import ForeignKey, Index, Integer, String, case, insert, or_, select, text, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, utcnow
@@ -131,6 +131,35 @@ def open_for_notifications(
         rows = session.execute(insert(Conversation).returning(Conversation.user_id, Conversation.id), opened)
         ids.update({user_id: conv_id for user_id, conv_id in rows})
     return ids
+
+
+def continue_conversation(
+    session: Session, user_id: str, sent_at: datetime, external_id: str | None, timeout: timedelta
+) -> Conversation | None:
+    """The open conversation with this turn recorded (``record_turn``), in one UPDATE ... RETURNING, when the
+    turn continues it; None when there is none or the turn ends it (``current_conversation`` then closes and
+    opens). Why: the turn's usual case was a SELECT and an UPDATE of the same row on the ingest hot path.
+
+    The conditions are ``current_conversation``'s, in SQL: not due to close by ``sent_at``, and not filed by the
+    gateway under another conversation id. The SET expressions read the row as it was (SQL's rule, on both
+    databases), so a turn older than the last one counts without moving the conversation's times. The caller
+    holds the user's lock."""
+    c = Conversation
+    where = [c.user_id == user_id, c.closed_at.is_(None), c.close_due_at >= sent_at]
+    if external_id:
+        where.append(or_(c.external_id.is_(None), c.external_id == external_id))
+    later = c.last_message_at < sent_at
+    stmt = (
+        update(c)
+        .where(*where)
+        .values(
+            turn_count=c.turn_count + 1,
+            last_message_at=case((later, sent_at), else_=c.last_message_at),
+            close_due_at=case((later, sent_at + timeout), else_=c.close_due_at),
+        )
+        .returning(c)
+    )
+    return session.scalars(stmt, execution_options={"populate_existing": True}).one_or_none()
 
 
 def record_turn(conv: Conversation, sent_at: datetime, timeout: timedelta) -> None:

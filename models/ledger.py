@@ -462,13 +462,17 @@ def past_values(session: Session, user_id: str) -> list[tuple[str, str]]:
     return [(row.subject, row.object) for row in rows]
 
 
-def past_view(session: Session, user_id: str, text: str, now: datetime) -> tuple[str, list[int]]:
+def past_view(
+    session: Session, user_id: str, text: str, now: datetime, live_facts: Sequence[WorldFact] | None = None
+) -> tuple[str, list[int]]:
     """The "her world's past" section for a message and the ids of the facts in it; ("", []) unless the message
     asks about the past of Ella's world (``ella.ledger.past.asks_about_the_past``) and names a subject of it
-    that has a past. Three reads, only for such a message: the live facts, the past values, the past facts."""
+    that has a past. Two reads, only for such a message: the past values and the past facts (and the live facts,
+    unless the caller read them: ``live_facts``)."""
     if not asks_about_the_past(text) and not reads_as(text, PAST_QUESTION):  # the English rule, then by meaning
         return "", []
-    live = [f for f in current(session, user_id) if f.tier in WORLD_TIER_VALUES]
+    every = current(session, user_id) if live_facts is None else live_facts
+    live = [f for f in every if f.tier in WORLD_TIER_VALUES]
     values: dict[str, list[str]] = {}
     for fact in live:
         values.setdefault(fact.subject, []).append(fact.object)

@@ -240,10 +240,15 @@ def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:
     )
 
 
-def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime) -> None:
-    """Set the last access of retrieved nodes (recency counts from the last time a memory was used)."""
+def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime, user_id: str | None = None) -> None:
+    """Set the last access of retrieved nodes (recency counts from the last time a memory was used); never back:
+    a late mark (a turn's memory task runs after the turn, ``tasks.memory.perceive``) leaves a later one.
+    ``user_id``: only that user's nodes (the ids come from a task's payload)."""
     if node_ids:
-        session.execute(update(MemoryNode).where(MemoryNode.id.in_(node_ids)).values(last_accessed_at=at))
+        where = [MemoryNode.id.in_(node_ids), MemoryNode.last_accessed_at < at]
+        if user_id is not None:
+            where.append(MemoryNode.user_id == user_id)
+        session.execute(update(MemoryNode).where(*where).values(last_accessed_at=at))
 
 
 def expire_plans_before(session: Session, user_id: str, started_at: datetime, closed_at: datetime) -> int:

@@ -161,6 +161,27 @@ def claim(session: Session, owed: Owed, now: datetime, backoff: timedelta) -> bo
     return bool(getattr(result, "rowcount", 0))
 
 
+def mark_published(
+    session: Session, record: OutboxRecord, published_at: datetime, stream_id: str, settled: list[int]
+) -> None:
+    """Note ``record`` as published under ``stream_id`` and settle the ``settled`` rows (their effects were sent
+    once it was): on PostgreSQL one statement (the DELETE a data-modifying CTE of the UPDATE), elsewhere two in
+    the caller's transaction. Why together: a turn's hot path ended with the publish mark and the settle as two
+    round trips of their own (issue 35)."""
+    o, p = OutboxRecord, PendingEffects
+    mark = (
+        update(o)
+        .where(o.id == record.id, o.user_id == record.user_id)
+        .values(published_at=published_at, stream_id=stream_id)
+    )
+    if settled and session.get_bind().dialect.name == "postgresql":
+        gone = delete(p).where(p.id.in_(settled), p.user_id == record.user_id).returning(p.id).cte("settled")
+        session.execute(mark.add_cte(gone))
+        return
+    session.execute(mark)
+    settle(session, settled)
+
+
 def settle(session: Session, ids: list[int]) -> int:
     """The effects of these rows were sent: they are owed no more."""
     if not ids:

@@ -15,7 +15,7 @@ from ella.memory.poisoning import ANSWER_STAND_IN
 from ella.memory.quarantine import Hold, stand_in
 from ella.reply import OutgoingReply
 from models.base import utcnow
-from models.conversation import Conversation, current_conversation, record_turn
+from models.conversation import Conversation, continue_conversation, current_conversation, record_turn
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.user import User, touch_user
@@ -56,11 +56,16 @@ def store_exchange(
     user_defaults: dict[str, Any],
     task_id: str | None,
     quarantine: str | None = None,
+    seen: str | None = None,
 ) -> Exchange:
-    """Insert the turn and its reply; raises IntegrityError if ``message_id`` was stored meanwhile."""
+    """Insert the turn and its reply (``seen``: what the reply showed, ``ella.seen``); raises IntegrityError if
+    ``message_id`` was stored meanwhile. A turn that continues the open conversation records it in one
+    statement (``continue_conversation``)."""
     user = touch_user(session, user_id, sent_at, user_defaults)
-    conv = current_conversation(session, user_id, sent_at, external_conversation_id, timeout)
-    record_turn(conv, sent_at, timeout)
+    conv = continue_conversation(session, user_id, sent_at, external_conversation_id, timeout)
+    if conv is None:
+        conv = current_conversation(session, user_id, sent_at, external_conversation_id, timeout)
+        record_turn(conv, sent_at, timeout)
     session.add(
         InboundMessage(
             message_id=message_id,
@@ -82,6 +87,7 @@ def store_exchange(
         category=reply.category,
         text=reply.text,
         created_at=utcnow(),
+        seen=seen,
     )
     session.add(record)
     session.flush()
@@ -130,8 +136,20 @@ def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
     return union_all(said, answered, reached_out).subquery()
 
 
+HISTORY_LIMIT = 40  # the turns a reply is shown of the open conversation
+
+
+def open_conversation_turns(user_id: str, at: datetime | None = None) -> Any:
+    """The user's open conversation's turns as one subquery (at, ord, role, text); ``at``: see
+    ``open_conversation_history``. Shared with the turn's opening read (``models.turn_opening``)."""
+    open_one = select(Conversation.id).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
+    if at is not None:
+        open_one = open_one.where(Conversation.close_due_at >= at)
+    return _turns(open_one.scalar_subquery(), generated_only=False, name=user_id)
+
+
 def open_conversation_history(
-    session: Session, user_id: str, limit: int = 40, at: datetime | None = None
+    session: Session, user_id: str, limit: int = HISTORY_LIMIT, at: datetime | None = None
 ) -> list[tuple[str, str]]:
     """The last ``limit`` turns of the user's open conversation, oldest first, as (role, text); one query.
 
@@ -139,11 +157,7 @@ def open_conversation_history(
     history is for; an open conversation already due to close by then is over (that message opens a new one,
     ``models.conversation.current_conversation``), so yesterday's talk is not shown as the conversation so far.
     """
-    open_one = select(Conversation.id).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
-    if at is not None:
-        open_one = open_one.where(Conversation.close_due_at >= at)
-    conv = open_one.scalar_subquery()
-    both = _turns(conv, generated_only=False, name=user_id)
+    both = open_conversation_turns(user_id, at)
     rows = session.execute(
         select(both.c.role, both.c.text).order_by(both.c.at.desc(), both.c.ord.desc()).limit(limit)
     ).all()

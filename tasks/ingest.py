@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -42,8 +43,9 @@ from adapters.images import image_reference
 from adapters.llm import held_usage_rows, write_usage
 from adapters.publishing import publish, publish_stored_reply
 from adapters.redis_conn import get_redis
-from adapters.reply_service import answer, disclosure_policy, new_user_defaults
+from adapters.reply_service import answer, disclosure_policy
 from adapters.settings import get_settings
+from adapters.turn_context import new_user_defaults, opening_of
 from ella import seen as seen_map
 from ella.contract import IngestPayload, MalformedPayload, parse_ingest
 from ella.guard import Category
@@ -57,10 +59,9 @@ from models.base import utcnow
 from models.boundary import log_verdict
 from models.forgetting import FORGOTTEN_TEXT, Forgetting, Refused, correct_fact, forget_items
 from models.images import show_unshown
-from models.memory import mark_accessed
 from models.message import InboundMessage
 from models.outbox import OutboxRecord
-from models.pending_effects import Effect, owe
+from models.pending_effects import Effect, PendingEffects, owe
 from models.selflog import add_entries
 from models.turns import find_message, store_exchange
 from workers import effects, events
@@ -116,7 +117,9 @@ def store_turn(
         user_defaults=new_user_defaults(settings),
         task_id=task_id,
         quarantine=hold,
+        seen=seen_map.encode(outcome.seen) if outcome.seen else None,
     )
+    session.info["external_conversation_id"] = conversation.external_id or ""  # for the publish: no query
     for direction, verdict in outcome.fires:
         log.info("boundary %s: %s/%s by %s", direction, verdict.category, verdict.route, verdict.matched)
         log_verdict(
@@ -145,9 +148,6 @@ def store_turn(
     # a held turn's generated answer keeps no self-statements: they may repeat a planted instruction
     if outcome.self_statements and hold != Hold.MANIPULATION.value:
         add_entries(session, payload.user_id, utcnow(), outcome.self_statements, payload.message_id, outcome.made_by)
-    mark_accessed(session, outcome.memory_ids, datetime.now(UTC))
-    if outcome.seen:
-        record.seen = seen_map.encode(outcome.seen)
     named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
     shown = show_unshown(session, payload.user_id, named, utcnow())  # pictures drawn before, not yet given
     if shown:
@@ -181,6 +181,8 @@ def follow_of(payload: IngestPayload, outcome: ReplyOutcome, hold: str | None) -
         return {"say": outcome.say.ask.value}
     made_by = outcome.made_by.columns() if outcome.made_by is not None and outcome.perception else None
     follow: dict[str, Any] = {"perception": outcome.perception, "provenance": made_by, "quarantine": hold}
+    if outcome.memory_ids:  # the memories the reply used: their last access is marked with the turn's memory
+        follow["accessed"] = {"ids": list(outcome.memory_ids), "at": datetime.now(UTC).isoformat()}
     if outcome.facts is not None and outcome.made_by is not None:  # the reply read the turn for facts
         read = {"statements": outcome.facts, "shown_ids": outcome.facts_shown, "provenance": outcome.made_by.columns()}
         follow["ledger"] = read
@@ -199,6 +201,8 @@ def turn_effects(payload: IngestPayload, follow: dict[str, Any], named: list[str
     turn: dict[str, Any] = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
     sent_at = payload.sent_at.isoformat()
     memory = {key: follow[key] for key in ("perception", "provenance", "quarantine")}
+    if "accessed" in follow:
+        memory["accessed"] = follow["accessed"]
     owed.append(events.memory_of_turn(**turn, sent_at=sent_at, **memory))
     if not follow.get("quarantine"):  # a held turn's words never reach extraction (ella.memory.quarantine)
         owed.append(events.facts_of_turn(**turn, sent_at=sent_at, **(follow.get("ledger") or {})))
@@ -233,22 +237,31 @@ def hold_in_inbox(payload: IngestPayload) -> None:
 
 
 def ingest(
-    payload: IngestPayload, task_id: str | None, final_attempt: bool = True, publish_by: float = 0.0
+    payload: IngestPayload,
+    task_id: str | None,
+    final_attempt: bool = True,
+    publish_by: float = 0.0,
+    send: Callable[[list[PendingEffects]], list[int]] | None = None,
 ) -> tuple[str | None, dict[str, Any]]:
     """(the reply's stream id, what the turn owes: ``follow_of``'s description, and under ``owed`` the ids of
-    the ``pending_effects`` rows its commit wrote, and under ``owed_rows`` the rows themselves, for the caller to
-    send without reading them back: ``workers.effects.send_rows``).
+    the ``pending_effects`` rows its commit wrote, and under ``owed_rows`` the rows themselves).
+
+    ``send``: sends the rows' effects and names the rows it sent (the task's: ``workers.effects.emit_rows``); it
+    runs after the reply is on the stream, and the rows it sent are settled with the publish mark. Without it
+    the caller sends ``owed_rows`` (``workers.effects.send_rows``).
 
     A repeat delivery of a stored turn publishes its reply if the stream lacks it and owes what its first
     delivery left unsent (``owed_by`` the message: nothing once it was sent).
     ``publish_by``: until when (``time.monotonic()``) a publish keeps retrying while Redis is unreachable.
     """
-    found = stored_message(payload)
-    if found is not None:
+    opening = opening_of(payload)  # the one read before the reply (``adapters.turn_context``)
+    if opening.stored_by is not None:
+        if opening.stored_by != payload.user_id:
+            raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user")
         log.info("repeat delivery of message %s: publishing only", payload.message_id)
         return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {"owed_by": True}
     hold_in_inbox(payload)
-    outcome = answer(payload, final_attempt)
+    outcome = answer(payload, final_attempt, opening=opening)
     if outcome.dead_letter_reason:
         reason, kwargs = outcome.dead_letter_reason, payload.model_dump(mode="json")
         record_dead_letter(TaskName.INGEST_MESSAGE, task_id, reason, [], kwargs)
@@ -262,6 +275,7 @@ def ingest(
             owed_rows = list(session.info.get("owed_effects", []))
             follow = {**session.info.get("follow", {}), "owed": [row.id for row in owed_rows], "owed_rows": owed_rows}
             forgetting = session.info.get("forgetting")
+            external_id = session.info.get("external_conversation_id")
     except IntegrityError:
         found = stored_message(payload)
         if found is None:
@@ -273,7 +287,13 @@ def ingest(
     metrics.turn(outcome.reply, outcome.fires)
     if forgetting is not None:
         forget_outside(payload.user_id, forgetting)
-    return publish(record, wait_until(publish_by)), follow
+    # the turn's effects are sent once the reply is on the stream, and settled with the row's publish mark
+    # (one statement on PostgreSQL: ``models.pending_effects.mark_published``)
+    # the turn's effects (``send``: the task's is ``workers.effects.emit_rows``) go once the reply is on the
+    # stream, and are settled with the row's publish mark: one statement on PostgreSQL
+    # (``models.pending_effects.mark_published``); without ``send`` the caller sends ``owed_rows``
+    then = None if send is None else (lambda: send(owed_rows))
+    return publish(record, wait_until(publish_by), external_id, then=then), follow
 
 
 def draw_named_pictures(payload: IngestPayload, outcome: ReplyOutcome) -> None:
@@ -324,7 +344,7 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
             publish_by = min(
                 time.monotonic() + settings.publish_retry_window_s, started + settings.task_soft_time_limit_s - 2
             )
-            stream_id, follow = ingest(payload, self.request.id, final, publish_by)
+            stream_id, follow = ingest(payload, self.request.id, final, publish_by, send=effects.emit_rows)
             metrics.reply_latency(started)
     except MalformedPayload:
         # dead-lettered: nothing to re-send (another user's entry under the same message_id stays)
@@ -335,7 +355,5 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
         raise
     if follow.get("owed_by"):  # a repeat: whatever its first delivery left unsent
         effects.send_owed_by(payload.user_id, payload.message_id)
-    else:
-        effects.send_rows(follow.get("owed_rows", []))
     inbox.forget(get_redis(), payload.user_id, payload.message_id)
     return stream_id

@@ -67,9 +67,13 @@ def perceive(
     perception: dict[str, Any] | None = None,
     provenance: dict[str, Any] | None = None,
     quarantine: str | None = None,
+    accessed: dict[str, Any] | None = None,
 ) -> int | None:
     """Store one observation (idempotent per source message); return the node id, or None if not stored.
 
+    ``accessed``: the memories the turn's reply used (``{"ids": [...], "at": iso time}``), marked as used here,
+    in this task's transaction, not on the reply's hot path (``tasks.ingest``); a mark never moves back, so a
+    redelivery changes nothing.
     ``perception`` (poignancy and triple) comes with a user turn from the live reply's own call, and
     ``provenance`` says which call that was (``ella.provenance``); without it, or if it does not validate, one
     perception call makes it. ``quarantine``: the guard held the turn (``ella.memory.quarantine``): scored by
@@ -81,6 +85,9 @@ def perceive(
     dedupe_key = f"perceive:{source_message_id or self.request.id}"
     with user_scope(user_id):
         with session_scope() as session:
+            if accessed and accessed.get("ids"):
+                at = datetime.fromisoformat(str(accessed["at"]))
+                mark_accessed(session, [int(i) for i in accessed["ids"]], at, user_id=user_id)
             if conversation_id is None and source_message_id:
                 conversation_id = session.scalar(
                     select(InboundMessage.conversation_id).where(InboundMessage.message_id == source_message_id)

@@ -24,8 +24,8 @@ import redis
 from adapters.db import session_scope
 from adapters.outbox_stream import publish_once
 from adapters.redis_conn import get_redis
-from adapters.reply_service import new_user_defaults
 from adapters.settings import get_settings
+from adapters.turn_context import new_user_defaults
 from ella.contract import parse_profile
 from ella.profile import profile_columns
 from ella.rejections import ack_entry, ack_outbox_id

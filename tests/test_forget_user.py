@@ -407,7 +407,7 @@ def test_an_ingest_transaction_in_flight_commits_first_and_its_rows_go_with_the_
     first and then erased, not left behind (PostgreSQL; SQLite runs one writer at a time anyway)."""
     import threading
 
-    from adapters.reply_service import new_user_defaults
+    from adapters.turn_context import new_user_defaults
     from models.user import touch_user
     from tasks.privacy import forget as forget_in_process
 

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.db import autocommit_scope, session_scope
-from adapters.reply_service import new_user_defaults
 from adapters.settings import get_settings
+from adapters.turn_context import new_user_defaults
 from ella.contract import MalformedPayload, ProfilePayload, parse_profile
 from ella.guard.disclosure import BREAK_REMINDER
 from ella.ledger.anchors import WEATHER_SUBJECT

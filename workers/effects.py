@@ -61,9 +61,9 @@ def emit(effect: Effect) -> None:
     task_named(effect.task).apply_async(kwargs=effect.kwargs, **options)
 
 
-def send(owed: list[Owed]) -> int:
-    """Send each row's effects, then delete the rows that were sent; the number of rows settled. A row whose
-    send fails stays for the sweep (logged once here); the others are settled."""
+def emit_owed(owed: list[Owed]) -> list[int]:
+    """Send each row's effects; the ids of the rows whose effects all went (the caller settles those). A row
+    whose send fails stays for the sweep (logged once here)."""
     sent: list[int] = []
     for row in owed:
         try:
@@ -73,6 +73,18 @@ def send(owed: list[Owed]) -> int:
             log.warning("effects of %s not sent (%s: %s); the sweep sends them", row.source, type(exc).__name__, exc)
             continue
         sent.append(row.id)
+    return sent
+
+
+def emit_rows(rows: list[PendingEffects]) -> list[int]:
+    """``emit_owed`` for the rows a committing session holds (flushed, so with their ids: no query)."""
+    return emit_owed([owed_of(row) for row in rows]) if rows else []
+
+
+def send(owed: list[Owed]) -> int:
+    """Send each row's effects, then delete the rows that were sent; the number of rows settled. A row whose
+    send fails stays for the sweep; the others are settled."""
+    sent = emit_owed(owed)
     if sent:
         try:
             with autocommit_scope() as session:  # one DELETE, no BEGIN/COMMIT round trips (SQLite: a short lock)

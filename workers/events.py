@@ -38,10 +38,11 @@ def memory_of_turn(
     perception: dict[str, Any] | None = None,
     provenance: dict[str, Any] | None = None,
     quarantine: str | None = None,
+    accessed: dict[str, Any] | None = None,
 ) -> Effect:
     """A user turn to ``ella.perceive`` (idempotent per message), with the perception the reply's call made and
-    that call's provenance (``ella.provenance``), if any, and the hold the guard put on it
-    (``ella.memory.quarantine``)."""
+    that call's provenance (``ella.provenance``), if any, the hold the guard put on it
+    (``ella.memory.quarantine``), and the memories the reply used (``accessed``: marked by the task)."""
     kwargs = {
         "user_id": user_id,
         "description": text,
@@ -52,6 +53,8 @@ def memory_of_turn(
         "provenance": provenance,
         "quarantine": quarantine,
     }
+    if accessed:
+        kwargs["accessed"] = accessed
     return Effect(TaskName.PERCEIVE, kwargs, repr({"user_id": user_id, "source_message_id": message_id}))
 
 
