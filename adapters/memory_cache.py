@@ -4,9 +4,9 @@ Why: without it every reply loaded all of a user's nodes as ORM objects and rebu
 index from them: seconds at 100,000 memories. The stream is append-only (only the last access changes, and
 only erasure deletes all of a user's nodes at once; a forget of one memory raises the user's ``memory_epoch``,
 and a moved epoch rebuilds the index), so a cached index is brought up to date instead of rebuilt: per call,
-one query for the user's newest node id (the cache key) and the nodes accessed since the
-newest access seen (a minute of overlap, for touches committed late by another worker), then the nodes after
-the cached newest one if it moved. A newest id below the cached one (the user was erased, the ids went back)
+one query for the user's newest node id (the cache key), the nodes accessed since the newest
+access seen (a minute of overlap, for touches committed late by another worker) and the nodes after the cached
+newest one. A newest id below the cached one (the user was erased, the ids went back)
 drops the entry and rebuilds it. An index holding vectors of another model (an embedder change, re-embedded in the
 background by ``ella.reembed_memories``) is rebuilt after ``FOREIGN_TTL_S``, so it picks up the new vectors.
 
@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from adapters.settings import get_settings
 from ella.embeddings import Embedder
-from ella.memory.retrieval import NodeIndex
+from ella.memory.retrieval import NodeIndex, NodeRow
 from models.memory import current_epoch, node_rows, stream_changes
 
 log = logging.getLogger(__name__)
@@ -77,10 +77,11 @@ class MemoryCache:
             index = None
         newest: int | None = None
         touched: list[tuple[int, datetime]] = []
+        new_rows: list[NodeRow] = []
         epoch = 0
         if index is not None:
             since = None if index.accessed_mark is None else index.accessed_mark - TOUCH_OVERLAP
-            newest, touched, epoch = stream_changes(session, user_id, since)
+            newest, touched, epoch, new_rows = stream_changes(session, user_id, since, index.newest_id)
             # no nodes and none cached (a new user before their first memory): nothing to rebuild; an erased
             # user's cached nodes (no nodes now, ids gone back) are dropped, and so is a stream a forget of one
             # memory changed in the middle (its epoch moved)
@@ -99,8 +100,8 @@ class MemoryCache:
             log.debug("memory cache: built %s's stream (%d memories)", user_id, len(index))
         else:
             self.hits += 1
-            if newest is not None and newest > index.newest_id:
-                index.extend(node_rows(session, user_id, index.newest_id))
+            if new_rows:
+                index.extend(new_rows)
             index.touch(touched)
         if self.max_rows > 0:
             with self._lock:

@@ -105,6 +105,6 @@ def answer(
         load_context=load_context,
         locale=lambda: opened.locale,
         final_attempt=final_attempt,
-        load_view=None if synthetic else lambda: load_memory_view(payload),
+        load_view=None if synthetic else lambda: load_memory_view(payload, opened),
         load_earlier=lambda: earlier_turns(opened),
     )

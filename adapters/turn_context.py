@@ -146,10 +146,11 @@ def world_values(fact: WorldFact) -> dict[str, str]:
     return {"subject": fact.subject, "predicate": fact.predicate, "object": fact.object, "tier": fact.tier}
 
 
-def load_memory_view(payload: IngestPayload) -> MemoryView:
+def load_memory_view(payload: IngestPayload, opening: TurnOpening | None = None) -> MemoryView:
     """What Ella holds about the user, for a turn that asks about it (``ella.memory.say``)."""
+    zone = opening.zone if opening is not None else None
     with autocommit_scope() as session:
-        return memory_view(session, payload.user_id, payload.message_id, payload.sent_at)
+        return memory_view(session, payload.user_id, payload.message_id, payload.sent_at, zone)
 
 
 def earlier_turns(opening: TurnOpening) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -168,34 +168,47 @@ def current_epoch(session: Session, user_id: str) -> int:
     return int(session.scalar(select(User.memory_epoch).where(User.id == user_id)) or 0)
 
 
-def stream_changes(
-    session: Session, user_id: str, since: datetime | None
-) -> tuple[int | None, list[tuple[int, datetime]], int]:
-    """The user's newest node id (None without nodes), ``(id, last access)`` of the nodes accessed at or
-    after ``since``, and the user's ``memory_epoch`` (raised by every forget of one memory, which deletes from
-    the middle of the stream: a cache that only looks at the newest id would keep the forgotten node), in one
-    round trip (0 without nodes).
+class StreamChanges(NamedTuple):
+    """What changed in a user's stream since a cache last looked (``stream_changes``)."""
 
-    Why one statement: on a warm retrieval these two reads are all the database work, and each round trip
-    costs more than the ranking's arithmetic at 10,000 memories. The newest node is one of the rows (it
-    matches ``id = max(id)``), so an empty result means the user has no nodes. Both conditions are ranges of
-    the indexes (user_id, id) and (user_id, last_accessed_at).
+    newest: int | None  # the newest node id a prompt may show; None: the user has no such node
+    touched: list[tuple[int, datetime]]  # (id, last access) of the nodes accessed at or after ``since``
+    epoch: int  # the user's ``memory_epoch`` (0 without a row)
+    new_rows: list[NodeRow]  # the nodes after ``after_id``, ids ascending
+
+
+def stream_changes(
+    session: Session, user_id: str, since: datetime | None, after_id: int | None = None
+) -> StreamChanges:
+    """The user's newest node id, the nodes accessed at or after ``since``, the user's ``memory_epoch`` (raised by
+    every forget of one memory, which deletes from the middle of the stream: a cache that only looks at the newest
+    id would keep the forgotten node) and, with ``after_id``, the nodes after it, whole: in one round trip.
+
+    Why one statement: on a warm retrieval this is all the database work, and each round trip costs more than the
+    ranking's arithmetic at 10,000 memories; the nodes a turn's memory task added since the last reply used to be
+    a second read on every reply (issue 35). The newest node is one of the rows (it matches ``id = max(id)``), so
+    an empty result means the user has no nodes. The conditions are ranges of the user's (user_id, id) index, and
+    of (user_id, last_accessed_at) where it exists.
     """
     # the newest node a prompt may show: a held node is never in the index, so it must not count as new either
     newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id, shown_to_model()).scalar_subquery()
     matches = MemoryNode.id == newest
     if since is not None:
         matches = or_(matches, MemoryNode.last_accessed_at >= since)
+    if after_id is not None:
+        matches = or_(matches, MemoryNode.id > after_id)
     epoch = select(User.memory_epoch).where(User.id == user_id).scalar_subquery()
     rows = session.execute(
-        select(MemoryNode.id, MemoryNode.last_accessed_at, newest, epoch).where(
-            MemoryNode.user_id == user_id, matches, shown_to_model()
-        )
+        select(*_ROW_COLUMNS, newest.label("newest"), epoch.label("epoch"))
+        .where(MemoryNode.user_id == user_id, matches, shown_to_model())
+        .order_by(MemoryNode.id)
     ).all()
     if not rows:
-        return None, [], 0
-    touched = [(node_id, at) for node_id, at, _, _ in rows if since is not None and at >= since]
-    return rows[0][2], touched, int(rows[0][3] or 0)
+        return StreamChanges(None, [], 0, [])
+    width = len(_ROW_COLUMNS)
+    touched = [(row.id, row.last_accessed_at) for row in rows if since is not None and row.last_accessed_at >= since]
+    new_rows = [NodeRow(*tuple(row)[:width]) for row in rows if after_id is not None and row.id > after_id]
+    return StreamChanges(rows[0].newest, touched, int(rows[0].epoch or 0), new_rows)
 
 
 def nodes_of_other_models(session: Session, model_id: str, after_id: int, limit: int) -> list[tuple[int, str]]:

@@ -10,6 +10,7 @@ ones too: a forget must reach them), and the user's turn before this one. Every 
 from __future__ import annotations
 
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
@@ -25,7 +26,11 @@ THOUGHTS = 20
 EVENTS = 2000
 
 
-def memory_view(session: Session, user_id: str, message_id: str, sent_at: datetime) -> MemoryView:
+def memory_view(
+    session: Session, user_id: str, message_id: str, sent_at: datetime, zone: ZoneInfo | None = None
+) -> MemoryView:
+    """What Ella holds about the user (``ella.memory.say``); ``zone``: the user's time zone when the caller read it
+    (the turn's opening read), else one more query."""
     facts = current(session, user_id, USER_SUBJECT)
     sources = {f.source_message_id for f in facts if f.source_message_id}
     told = dict(
@@ -75,7 +80,7 @@ def memory_view(session: Session, user_id: str, message_id: str, sent_at: dateti
         thoughts=[_node(n) for n in thoughts],
         nodes=[_node(n) for n in events],
         previous_message_id=previous,
-        zone=user_zone(session, user_id),
+        zone=zone if zone is not None else user_zone(session, user_id),
     )
 
 

@@ -147,16 +147,20 @@ def test_the_cache_holds_at_most_its_rows_dropping_the_least_recently_used_user(
     assert cache.builds == 3
 
 
-def test_stream_changes_reads_the_newest_id_and_the_touches_since_in_one_query(migrated_db) -> None:
+def test_stream_changes_reads_the_newest_id_the_touches_since_and_the_new_nodes_in_one_query(migrated_db) -> None:
     from models.memory import stream_changes
 
     ids = add_nodes("u9", ["one", "two", "three", "four"])
     with session_scope() as s:
         mark_accessed(s, [ids[1]], T0 + timedelta(days=1))
     with session_scope() as s:
-        assert stream_changes(s, "u9", None) == (ids[-1], [], 0)
-        newest, touched, _ = stream_changes(s, "u9", T0 + timedelta(hours=1))
+        assert stream_changes(s, "u9", None) == (ids[-1], [], 0, [])
+        newest, touched, _, _ = stream_changes(s, "u9", T0 + timedelta(hours=1))
         assert newest == ids[-1] and touched == [(ids[1], T0 + timedelta(days=1))]  # the newest is not touched
-        newest, touched, _ = stream_changes(s, "u9", T0 + timedelta(minutes=3))  # the newest was accessed then
+        newest, touched, _, _ = stream_changes(s, "u9", T0 + timedelta(minutes=3))  # the newest was accessed then
         assert newest == ids[-1] and sorted(i for i, _ in touched) == [ids[1], ids[3]]
-        assert stream_changes(s, "nobody", T0) == (None, [], 0)
+        # the nodes after a cached newest one come whole, ids ascending, in the same statement
+        _, _, _, new_rows = stream_changes(s, "u9", T0 + timedelta(days=2), ids[1])
+        assert [r.id for r in new_rows] == ids[2:] and [r.description for r in new_rows] == ["three", "four"]
+        assert stream_changes(s, "u9", None, ids[-1]).new_rows == []
+        assert stream_changes(s, "nobody", T0) == (None, [], 0, [])

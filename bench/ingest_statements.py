@@ -1,0 +1,145 @@
+"""Database statements and CPU per ingested message, in process, on the offline engine (issue 35's budget: <= 10
+statements and <= 25 ms of CPU per message).
+
+What is counted: every statement the ingest path sends (``tasks.ingest.ingest``: the opening read, the reply's
+context, the turn's transaction, the publish and its settle), through a SQLAlchemy ``before_cursor_execute``
+listener, and the process CPU (``time.process_time``) of the same span, Celery's sends of the turn's effects
+included. The effects themselves (the turn's memory, its facts) run in between, in this process (Celery's eager
+mode), with counting paused and their CPU taken out: the next turn then sees the memory stream grow as it does in
+production, where another worker perceives the turn.
+
+Material: a chat of ordinary lines (a walk, a sister's visit, work, a mood) over three users, a "what do you
+remember" now and then; the first ``--warm`` messages fill the users' memory and are not measured.
+
+    python bench/ingest_statements.py [--database postgresql|sqlite] [--messages 150] [--warm 30]
+
+The last line is JSON: {"statements_mean":…, "statements_p50":…, "statements_max":…, "cpu_ms_p50":…, …}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from tests.support.scratch import create_database, scratch_run
+
+RUN, VAR = scratch_run("bench")
+
+LINES = [
+    "Today I went for a walk by the river",
+    "My sister Anna is visiting next week",
+    "I work as a nurse in Leeds, nights mostly",
+    "I feel a bit tired tonight, long shift",
+    "The ducks by the river were funny today",
+    "Anna wants to see the castle when she comes",
+    "What do you remember about me?",
+    "I made soup for the first time in ages",
+]
+
+
+def run(kind: str, messages: int, warm: int) -> dict[str, Any]:
+    os.environ["ELLA_DATABASE_URL"], drop = create_database(kind, f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR)
+    from adapters.settings import get_settings
+
+    get_settings.cache_clear()
+    from sqlalchemy import event
+
+    from adapters import db
+    from ella.contract import parse_ingest
+    from tasks.ingest import ingest
+    from workers import effects
+    from workers.app import app
+
+    db.upgrade()
+    engine = db.get_engine()
+    counting = {"on": False}
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if counting["on"]:
+            statements.append(" ".join(statement.split())[:60])
+
+    event.listen(engine, "before_cursor_execute", count)
+    app.conf.task_always_eager = True  # the turn's effects run here, uncounted (see the module)
+    effect_cpu = {"s": 0.0}
+
+    def send_uncounted(rows: list[Any]) -> list[int]:
+        counting["on"] = False
+        started = time.process_time()
+        try:
+            return effects.emit_rows(rows)
+        finally:
+            effect_cpu["s"] += time.process_time() - started
+            counting["on"] = True
+
+    per_message: list[int] = []
+    cpu_ms: list[float] = []
+    kinds: Counter[str] = Counter()
+    start = datetime.now(UTC) - timedelta(minutes=messages)
+    try:
+        for i in range(warm + messages):
+            payload = parse_ingest(
+                (),
+                {
+                    "message_id": f"m-{RUN}-{i}",
+                    "user_id": f"user-{i % 3}",
+                    "text": f"{LINES[i % len(LINES)]} ({i})",
+                    "sent_at": (start + timedelta(seconds=30 * i)).isoformat(),
+                },
+                16000,
+            )
+            statements.clear()
+            effect_cpu["s"] = 0.0
+            counting["on"] = True
+            began = time.process_time()
+            ingest(payload, f"task-{i}", True, time.monotonic() + 5, send=send_uncounted)
+            spent = time.process_time() - began - effect_cpu["s"]
+            counting["on"] = False
+            if i >= warm:
+                per_message.append(len(statements))
+                cpu_ms.append(spent * 1000)
+                kinds.update(s.split(" ")[0] for s in statements)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+        drop()
+    ordered = sorted(per_message)
+    return {
+        "database": kind,
+        "messages": messages,
+        "statements_mean": round(statistics.mean(per_message), 2),
+        "statements_p50": statistics.median(per_message),
+        "statements_max": max(per_message),
+        "statements_p90": ordered[int(0.9 * (len(ordered) - 1))],
+        "by_kind_per_message": {k: round(v / messages, 2) for k, v in sorted(kinds.items())},
+        "cpu_ms_p50": round(statistics.median(cpu_ms), 1),
+        "cpu_ms_mean": round(statistics.mean(cpu_ms), 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--database", choices=["postgresql", "sqlite"], default="postgresql")
+    parser.add_argument("--messages", type=int, default=150)
+    parser.add_argument("--warm", type=int, default=30)
+    args = parser.parse_args()
+    result = run(args.database, args.messages, args.warm)
+    print(f"statements per message: mean {result['statements_mean']}, p50 {result['statements_p50']}, "
+          f"p90 {result['statements_p90']}, max {result['statements_max']}")  # fmt: skip
+    print(f"by kind: {result['by_kind_per_message']}")
+    print(f"CPU per message: p50 {result['cpu_ms_p50']} ms, mean {result['cpu_ms_mean']} ms")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
