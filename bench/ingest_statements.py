@@ -11,7 +11,7 @@ production, where another worker perceives the turn.
 Material: a chat of ordinary lines (a walk, a sister's visit, work, a mood) over three users, a "what do you
 remember" now and then; the first ``--warm`` messages fill the users' memory and are not measured.
 
-    python bench/ingest_statements.py [--database postgresql|sqlite] [--messages 150] [--warm 30]
+    python bench/ingest_statements.py [--database postgresql|sqlite] [--messages 150] [--warm 30] [--profile F]
 
 The last line is JSON: {"statements_mean":…, "statements_p50":…, "statements_max":…, "cpu_ms_p50":…, …}.
 """
@@ -19,6 +19,7 @@ The last line is JSON: {"statements_mean":…, "statements_p50":…, "statements
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
 import statistics
@@ -48,7 +49,7 @@ LINES = [
 ]
 
 
-def run(kind: str, messages: int, warm: int) -> dict[str, Any]:
+def run(kind: str, messages: int, warm: int, profile: str | None = None) -> dict[str, Any]:
     os.environ["ELLA_DATABASE_URL"], drop = create_database(kind, f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR)
     from adapters.settings import get_settings
 
@@ -62,6 +63,12 @@ def run(kind: str, messages: int, warm: int) -> dict[str, Any]:
     from workers.app import app
 
     db.upgrade()
+    # as a worker starts (workers.app's worker_init): the guard and memory share one sentence encoder
+    from adapters.embedding_cache import share_with_the_guard
+    from ella.guard.classifier import prepare
+
+    share_with_the_guard()
+    prepare()
     engine = db.get_engine()
     counting = {"on": False}
     statements: list[str] = []
@@ -73,16 +80,22 @@ def run(kind: str, messages: int, warm: int) -> dict[str, Any]:
     event.listen(engine, "before_cursor_execute", count)
     app.conf.task_always_eager = True  # the turn's effects run here, uncounted (see the module)
     effect_cpu = {"s": 0.0}
+    measuring = {"on": False}
 
     def send_uncounted(rows: list[Any]) -> list[int]:
         counting["on"] = False
+        if profiler is not None:
+            profiler.disable()
         started = time.process_time()
         try:
             return effects.emit_rows(rows)
         finally:
             effect_cpu["s"] += time.process_time() - started
             counting["on"] = True
+            if profiler is not None and measuring["on"]:
+                profiler.enable()
 
+    profiler = cProfile.Profile(time.process_time) if profile else None  # CPU, not wall time
     per_message: list[int] = []
     cpu_ms: list[float] = []
     kinds: Counter[str] = Counter()
@@ -103,7 +116,12 @@ def run(kind: str, messages: int, warm: int) -> dict[str, Any]:
             effect_cpu["s"] = 0.0
             counting["on"] = True
             began = time.process_time()
+            measuring["on"] = i >= warm
+            if profiler is not None and measuring["on"]:
+                profiler.enable()
             ingest(payload, f"task-{i}", True, time.monotonic() + 5, send=send_uncounted)
+            if profiler is not None:
+                profiler.disable()
             spent = time.process_time() - began - effect_cpu["s"]
             counting["on"] = False
             if i >= warm:
@@ -113,6 +131,8 @@ def run(kind: str, messages: int, warm: int) -> dict[str, Any]:
     finally:
         event.remove(engine, "before_cursor_execute", count)
         drop()
+    if profiler is not None and profile:
+        profiler.dump_stats(profile)  # the measured messages only (the effects' own work included)
     ordered = sorted(per_message)
     return {
         "database": kind,
@@ -132,8 +152,9 @@ def main() -> None:
     parser.add_argument("--database", choices=["postgresql", "sqlite"], default="postgresql")
     parser.add_argument("--messages", type=int, default=150)
     parser.add_argument("--warm", type=int, default=30)
+    parser.add_argument("--profile", help="write a cProfile of the measured messages to this file")
     args = parser.parse_args()
-    result = run(args.database, args.messages, args.warm)
+    result = run(args.database, args.messages, args.warm, args.profile)
     print(f"statements per message: mean {result['statements_mean']}, p50 {result['statements_p50']}, "
           f"p90 {result['statements_p90']}, max {result['statements_max']}")  # fmt: skip
     print(f"by kind: {result['by_kind_per_message']}")

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import ForeignKey, Index, Integer, String, case, insert, or_, select, text, update
+from sqlalchemy import ForeignKey, Index, Integer, String, bindparam, case, insert, or_, select, text, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, utcnow
@@ -144,22 +146,35 @@ def continue_conversation(
     gateway under another conversation id. The SET expressions read the row as it was (SQL's rule, on both
     databases), so a turn older than the last one counts without moving the conversation's times. The caller
     holds the user's lock."""
+    params = {"b_user_id": user_id, "b_sent_at": sent_at, "b_due_at": sent_at + timeout, "b_external_id": external_id}
+    stmt = _continue_statement(bool(external_id))
+    found: Conversation | None = session.scalars(
+        stmt, params, execution_options={"populate_existing": True}
+    ).one_or_none()
+    return found
+
+
+@lru_cache(maxsize=2)
+def _continue_statement(filed: bool) -> Any:
+    """``continue_conversation``'s UPDATE, built once with bound parameters (``filed``: the gateway named the
+    conversation); building it per message cost more CPU than running it."""
     c = Conversation
-    where = [c.user_id == user_id, c.closed_at.is_(None), c.close_due_at >= sent_at]
-    if external_id:
-        where.append(or_(c.external_id.is_(None), c.external_id == external_id))
+    # (a bound parameter may not take a column's name in an UPDATE: hence the b_ names)
+    sent_at, due_at = bindparam("b_sent_at", type_=UTCDateTime()), bindparam("b_due_at", type_=UTCDateTime())
+    where = [c.user_id == bindparam("b_user_id", type_=String()), c.closed_at.is_(None), c.close_due_at >= sent_at]
+    if filed:
+        where.append(or_(c.external_id.is_(None), c.external_id == bindparam("b_external_id", type_=String())))
     later = c.last_message_at < sent_at
-    stmt = (
+    return (
         update(c)
         .where(*where)
         .values(
             turn_count=c.turn_count + 1,
             last_message_at=case((later, sent_at), else_=c.last_message_at),
-            close_due_at=case((later, sent_at + timeout), else_=c.close_due_at),
+            close_due_at=case((later, due_at), else_=c.close_due_at),
         )
         .returning(c)
     )
-    return session.scalars(stmt, execution_options={"populate_existing": True}).one_or_none()
 
 
 def record_turn(conv: Conversation, sent_at: datetime, timeout: timedelta) -> None:

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select, true
+from sqlalchemy import BindParameter, Select, String, bindparam, select, true
 from sqlalchemy.orm import Session
 
+from ella.memory.quarantine import Hold, stand_in
 from models.message import InboundMessage
 from models.turns import HISTORY_LIMIT, open_conversation_turns
 from models.user import User
@@ -51,8 +54,12 @@ class TurnOpening:
         return self.history[-n:] if n > 0 else []
 
 
-def open_turn(session: Session, user_id: str, message_id: str, at: datetime, limit: int = HISTORY_LIMIT) -> TurnOpening:
-    """The opening read of ``user_id``'s message ``message_id`` sent ``at``: one statement (see the module)."""
+@cache
+def _opening() -> Select[Any]:
+    """The opening statement, built once with bound parameters (building it per message cost more CPU than the
+    database took to answer it)."""
+    user_id: BindParameter[str] = bindparam("user_id", type_=String())
+    message_id: BindParameter[str] = bindparam("message_id", type_=String())
     header = select(
         select(InboundMessage.user_id).where(InboundMessage.message_id == message_id).scalar_subquery().label("by"),
         select(User.id).where(User.id == user_id).scalar_subquery().label("known"),
@@ -60,18 +67,27 @@ def open_turn(session: Session, user_id: str, message_id: str, at: datetime, lim
         select(User.locale).where(User.id == user_id).scalar_subquery().label("locale"),
         select(WorldVersion.version).where(WorldVersion.user_id == user_id).scalar_subquery().label("version"),
     ).subquery("opening")
-    turns = open_conversation_turns(user_id, at)
+    held = (bindparam("held_manipulation", type_=String()), bindparam("held_boundary", type_=String()))
+    turns = open_conversation_turns(user_id, bindparam("at"), held)
     history = (
         select(turns.c.at, turns.c.ord, turns.c.role, turns.c.text)
         .order_by(turns.c.at.desc(), turns.c.ord.desc())
-        .limit(limit)
+        .limit(HISTORY_LIMIT)
         .subquery("history")
     )
-    rows = session.execute(
+    return (
         select(header, history.c.role, history.c.text)
         .select_from(header.outerjoin(history, true()))
         .order_by(history.c.at.desc(), history.c.ord.desc())
-    ).all()
+    )
+
+
+def open_turn(session: Session, user_id: str, message_id: str, at: datetime) -> TurnOpening:
+    """The opening read of ``user_id``'s message ``message_id`` sent ``at``: one statement (see the module)."""
+    manipulation, boundary = (stand_in(hold, user_id) for hold in (Hold.MANIPULATION, Hold.BOUNDARY))
+    params = {"user_id": user_id, "message_id": message_id, "at": at, "held_manipulation": manipulation,
+              "held_boundary": boundary}  # fmt: skip
+    rows = session.execute(_opening(), params).all()
     first = rows[0]
     return TurnOpening(
         stored_by=first.by,

@@ -94,11 +94,19 @@ def store_exchange(
     return Exchange(record, user, conv)
 
 
-def _user_text(name: str) -> Any:
-    """A user turn's text as a prompt may show it: a held turn (``ella.memory.quarantine``) by its stand-in line."""
+def held_texts(name: str) -> tuple[Any, Any]:
+    """The stand-in lines of a turn held for manipulation and of one held at a boundary, for the user ``name``, as
+    SQL values (``_user_text``; a statement built once takes bound parameters instead)."""
+    return literal(stand_in(Hold.MANIPULATION, name)), literal(stand_in(Hold.BOUNDARY, name))
+
+
+def _user_text(held: tuple[Any, Any]) -> Any:
+    """A user turn's text as a prompt may show it: a held turn (``ella.memory.quarantine``) by its stand-in line
+    (``held``: see ``held_texts``)."""
+    manipulation, boundary = held
     return case(
-        (InboundMessage.quarantine == Hold.MANIPULATION.value, literal(stand_in(Hold.MANIPULATION, name))),
-        (InboundMessage.quarantine == Hold.BOUNDARY.value, literal(stand_in(Hold.BOUNDARY, name))),
+        (InboundMessage.quarantine == Hold.MANIPULATION.value, manipulation),
+        (InboundMessage.quarantine == Hold.BOUNDARY.value, boundary),
         else_=InboundMessage.text,
     )
 
@@ -111,7 +119,7 @@ def _reply_text() -> Any:
     return case((held, literal(ANSWER_STAND_IN)), else_=OutboxRecord.text)
 
 
-def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
+def _turns(conversation: Any, generated_only: bool, held: tuple[Any, Any]) -> Any:
     """The conversation's turns as one subquery (at, ord, role, text): each reply sorts right after the message
     it answers, by that message's ``sent_at`` (the gateway's clock); a notification Ella sent is a turn of its
     own, at the time it was recorded. Every caller shows the turns to a model, so a held turn's words never
@@ -120,7 +128,7 @@ def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
         InboundMessage.sent_at.label("at"),
         literal(0).label("ord"),
         literal("user").label("role"),
-        _user_text(name).label("text"),
+        _user_text(held).label("text"),
     ).where(InboundMessage.conversation_id == conversation)
     answered = (
         select(InboundMessage.sent_at, literal(1), literal("assistant"), _reply_text())
@@ -139,13 +147,14 @@ def _turns(conversation: Any, generated_only: bool, name: str) -> Any:
 HISTORY_LIMIT = 40  # the turns a reply is shown of the open conversation
 
 
-def open_conversation_turns(user_id: str, at: datetime | None = None) -> Any:
+def open_conversation_turns(user_id: Any, at: Any | None = None, held: tuple[Any, Any] | None = None) -> Any:
     """The user's open conversation's turns as one subquery (at, ord, role, text); ``at``: see
-    ``open_conversation_history``. Shared with the turn's opening read (``models.turn_opening``)."""
+    ``open_conversation_history``. Shared with the turn's opening read (``models.turn_opening``), which builds its
+    statement once, with bound parameters for ``user_id``, ``at`` and ``held`` (the stand-ins, ``held_texts``)."""
     open_one = select(Conversation.id).where(Conversation.user_id == user_id, Conversation.closed_at.is_(None))
     if at is not None:
         open_one = open_one.where(Conversation.close_due_at >= at)
-    return _turns(open_one.scalar_subquery(), generated_only=False, name=user_id)
+    return _turns(open_one.scalar_subquery(), generated_only=False, held=held or held_texts(user_id))
 
 
 def open_conversation_history(
@@ -167,6 +176,6 @@ def open_conversation_history(
 def conversation_transcript(session: Session, conversation_id: int, user_id: str) -> list[str]:
     """The conversation as ``"name: text"`` lines in order (the evidence of its chat node). Only Ella's
     generated replies: a fallback is not something she thought."""
-    both = _turns(conversation_id, generated_only=True, name=user_id)
+    both = _turns(conversation_id, generated_only=True, held=held_texts(user_id))
     rows = session.execute(select(both.c.role, both.c.text).order_by(both.c.at, both.c.ord)).all()
     return [f"{user_id}: {text}" if role == "user" else f"Ella: {text}" for role, text in rows]

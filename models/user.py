@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Boolean, CheckConstraint, Index, Integer, SmallInteger, String, case, or_, true
+from sqlalchemy import Boolean, CheckConstraint, Index, Integer, SmallInteger, String, bindparam, case, or_, true
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from models.base import Base, UTCDateTime, dialect_insert, utcnow
+from models.base import Base, DialectInsert, UTCDateTime, dialect_insert, utcnow
 
 
 class User(Base):
@@ -60,14 +61,23 @@ def touch_user(session: Session, user_id: str, seen_at: datetime, defaults: dict
     the row lock until the transaction ends (SQLite's BEGIN IMMEDIATE already serialises writers), so one
     user's turns queue up and two concurrent messages cannot both open a conversation.
     """
-    insert = dialect_insert(session)
-    new = insert(User).values(id=user_id, created_at=utcnow(), last_seen_at=seen_at, **defaults)
+    values = {"id": user_id, "created_at": utcnow(), "last_seen_at": seen_at, **defaults}
+    stmt = _touch_statement(dialect_insert(session), tuple(sorted(values)))
+    params = {f"v_{name}": value for name, value in values.items()}  # the statement's parameter names
+    user: User = session.scalars(stmt, params, execution_options={"populate_existing": True}).one()
+    return user
+
+
+@lru_cache(maxsize=16)
+def _touch_statement(insert: DialectInsert, columns: tuple[str, ...]) -> Any:
+    """``touch_user``'s upsert for a dialect and a set of columns, built once with bound parameters: building it
+    per message cost more CPU than PostgreSQL took to run it (issue 35)."""
+    new = insert(User).values({name: bindparam(f"v_{name}", type_=User.__table__.c[name].type) for name in columns})
     newer = case(
         (or_(User.last_seen_at.is_(None), User.last_seen_at < new.excluded.last_seen_at), new.excluded.last_seen_at),
         else_=User.last_seen_at,
     )
-    stmt = new.on_conflict_do_update(index_elements=["id"], set_={"last_seen_at": newer}).returning(User)
-    return session.scalars(stmt, execution_options={"populate_existing": True}).one()
+    return new.on_conflict_do_update(index_elements=["id"], set_={"last_seen_at": newer}).returning(User)
 
 
 def apply_profile(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from ella.guard.classifier import classify
 from ella.guard.model import load_model
@@ -152,6 +153,14 @@ def _asks_about_risk(ella_said: str) -> bool:
     return "?" in ella_said and bool(_RISK_QUESTION.search(asked) or _SAFETY_QUESTION.search(asked))
 
 
+@lru_cache(maxsize=4096)
+def _read_alone(text: str) -> Verdict:
+    """An earlier message as the rules and the n-gram model read it alone. Cached: each turn reads the last few
+    messages again (a conversation's next turn re-reads two of the three its last turn read), and the reading of a
+    text never changes in a process (the rules and the model are fixed once loaded; a ``Verdict`` is frozen)."""
+    return classify(text, semantic=False, language=False)
+
+
 def classify_in_conversation(
     text: str,
     earlier: Sequence[tuple[str, str]] | Callable[[], Sequence[tuple[str, str]]],
@@ -195,7 +204,7 @@ def classify_in_conversation(
     # the turns joined, and each earlier one, are read by the rules and the n-gram model as before: the learned
     # stage read each of them when it came in, and a joined text is not a message anyone wrote
     together = classify(". ".join([*before, text]), semantic=False, language=False)
-    alone = [classify(t, semantic=False, language=False) for t in before]
+    alone = [_read_alone(t) for t in before]
     if not any(v.category is Category.EMOTIONAL_CRISIS for v in alone):
         # a rule that fires only on the messages together; or the model sure of them, ending on a short line
         # ("you'll see", "just after"): long, warm turns between friends and a cheerful goodbye are not read so
