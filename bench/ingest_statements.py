@@ -4,9 +4,10 @@ statements and <= 25 ms of CPU per message).
 What is counted: every statement the ingest path sends (``tasks.ingest.ingest``: the opening read, the reply's
 context, the turn's transaction, the publish and its settle), through a SQLAlchemy ``before_cursor_execute``
 listener, and the process CPU (``time.process_time``) of the same span, Celery's sends of the turn's effects
-included. The effects themselves (the turn's memory, its facts) run in between, in this process (Celery's eager
-mode), with counting paused and their CPU taken out: the next turn then sees the memory stream grow as it does in
-production, where another worker perceives the turn.
+included (to this run's queues, which nobody consumes). The effects themselves (the turn's memory, its facts) then
+run in this process, uncounted and outside the CPU span: the next turn sees the memory stream grow as it does in
+production, where another worker perceives the turn. It runs on the code before issue 35 too (an ``ingest`` without
+``send``: the task sent and settled the rows after it), for a before/after in the same conditions.
 
 Material: a chat of ordinary lines (a walk, a sister's visit, work, a mood) over three users, a "what do you
 remember" now and then; the first ``--warm`` messages fill the users' memory and are not measured.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import inspect
 import json
 import os
 import statistics
@@ -57,10 +59,11 @@ def run(kind: str, messages: int, warm: int, profile: str | None = None) -> dict
     from sqlalchemy import event
 
     from adapters import db
+    from adapters.redis_conn import get_redis
     from ella.contract import parse_ingest
+    from models.pending_effects import owed_of
     from tasks.ingest import ingest
     from workers import effects
-    from workers.app import app
 
     db.upgrade()
     # as a worker starts (workers.app's worker_init): the guard and memory share one sentence encoder
@@ -78,22 +81,31 @@ def run(kind: str, messages: int, warm: int, profile: str | None = None) -> dict
             statements.append(" ".join(statement.split())[:60])
 
     event.listen(engine, "before_cursor_execute", count)
-    app.conf.task_always_eager = True  # the turn's effects run here, uncounted (see the module)
-    effect_cpu = {"s": 0.0}
-    measuring = {"on": False}
+    sent_rows: list[Any] = []
 
-    def send_uncounted(rows: list[Any]) -> list[int]:
-        counting["on"] = False
-        if profiler is not None:
-            profiler.disable()
-        started = time.process_time()
-        try:
-            return effects.emit_rows(rows)
-        finally:
-            effect_cpu["s"] += time.process_time() - started
-            counting["on"] = True
-            if profiler is not None and measuring["on"]:
-                profiler.enable()
+    def send(rows: list[Any]) -> list[int]:
+        """The task's own send (to the broker: nobody consumes this run's queues); the rows are kept to be run."""
+        sent_rows.extend(rows)
+        return effects.emit_rows(rows)
+
+    def run_effects(rows: list[Any]) -> None:
+        """The turn's memory and facts, run here (``Task.apply``: in process), as another worker would."""
+        for row in rows:
+            for effect in owed_of(row).effects:
+                effects.task_named(effect.task).apply(kwargs=effect.kwargs)
+
+    # an ingest without ``send`` (the code before issue 35): the task sent the rows after it, and settled them
+    new_style = "send" in inspect.signature(ingest).parameters
+
+    def ingest_one(payload: Any, i: int) -> list[Any]:
+        sent_rows.clear()
+        if new_style:
+            ingest(payload, f"task-{i}", True, time.monotonic() + 5, send=send)
+            return list(sent_rows)
+        _, follow = ingest(payload, f"task-{i}", True, time.monotonic() + 5)
+        rows = list(follow.get("owed_rows", []))
+        effects.send_rows(rows)
+        return rows
 
     profiler = cProfile.Profile(time.process_time) if profile else None  # CPU, not wall time
     per_message: list[int] = []
@@ -113,23 +125,23 @@ def run(kind: str, messages: int, warm: int, profile: str | None = None) -> dict
                 16000,
             )
             statements.clear()
-            effect_cpu["s"] = 0.0
             counting["on"] = True
-            began = time.process_time()
-            measuring["on"] = i >= warm
-            if profiler is not None and measuring["on"]:
+            if profiler is not None and i >= warm:
                 profiler.enable()
-            ingest(payload, f"task-{i}", True, time.monotonic() + 5, send=send_uncounted)
+            began = time.process_time()
+            rows = ingest_one(payload, i)
+            spent = time.process_time() - began
             if profiler is not None:
                 profiler.disable()
-            spent = time.process_time() - began - effect_cpu["s"]
             counting["on"] = False
+            run_effects(rows)
             if i >= warm:
                 per_message.append(len(statements))
                 cpu_ms.append(spent * 1000)
                 kinds.update(s.split(" ")[0] for s in statements)
     finally:
         event.remove(engine, "before_cursor_execute", count)
+        get_redis().delete(*get_settings().queues)  # the sends nobody consumed
         drop()
     if profiler is not None and profile:
         profiler.dump_stats(profile)  # the measured messages only (the effects' own work included)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     ForeignKey,
     Index,
@@ -23,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     and_,
+    bindparam,
     func,
     or_,
     select,
@@ -36,7 +39,7 @@ from ella.memory.retrieval import NodeRow
 from ella.memory_pages import Changed
 from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
 from models.memory_changes import note_changed
-from models.provenance import Provenanced, in_prompts
+from models.provenance import Provenanced, in_prompts, prompt_engine
 from models.user import User
 
 NODE_TYPES = ("event", "chat", "thought")
@@ -190,25 +193,35 @@ def stream_changes(
     an empty result means the user has no nodes. The conditions are ranges of the user's (user_id, id) index, and
     of (user_id, last_accessed_at) where it exists.
     """
-    # the newest node a prompt may show: a held node is never in the index, so it must not count as new either
-    newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id, shown_to_model()).scalar_subquery()
-    matches = MemoryNode.id == newest
-    if since is not None:
-        matches = or_(matches, MemoryNode.last_accessed_at >= since)
-    if after_id is not None:
-        matches = or_(matches, MemoryNode.id > after_id)
-    epoch = select(User.memory_epoch).where(User.id == user_id).scalar_subquery()
-    rows = session.execute(
-        select(*_ROW_COLUMNS, newest.label("newest"), epoch.label("epoch"))
-        .where(MemoryNode.user_id == user_id, matches, shown_to_model())
-        .order_by(MemoryNode.id)
-    ).all()
+    params = {"b_user_id": user_id, "b_since": since, "b_after_id": after_id}
+    # the statement depends on the process's prompt engine (``shown_to_model``), so that is part of its cache key
+    rows = session.execute(_changes(since is not None, after_id is not None, prompt_engine()), params).all()
     if not rows:
         return StreamChanges(None, [], 0, [])
     width = len(_ROW_COLUMNS)
     touched = [(row.id, row.last_accessed_at) for row in rows if since is not None and row.last_accessed_at >= since]
     new_rows = [NodeRow(*tuple(row)[:width]) for row in rows if after_id is not None and row.id > after_id]
     return StreamChanges(rows[0].newest, touched, int(rows[0].epoch or 0), new_rows)
+
+
+@lru_cache(maxsize=16)
+def _changes(since: bool, after: bool, engine: str | None) -> Any:
+    """``stream_changes``'s statement, built once per shape and prompt engine (``engine``: what ``shown_to_model``
+    reads now) with bound parameters: building it per reply cost more CPU than PostgreSQL took to answer it."""
+    user_id = bindparam("b_user_id", type_=String())
+    # the newest node a prompt may show: a held node is never in the index, so it must not count as new either
+    newest = select(func.max(MemoryNode.id)).where(MemoryNode.user_id == user_id, shown_to_model()).scalar_subquery()
+    matches = MemoryNode.id == newest
+    if since:
+        matches = or_(matches, MemoryNode.last_accessed_at >= bindparam("b_since", type_=UTCDateTime()))
+    if after:
+        matches = or_(matches, MemoryNode.id > bindparam("b_after_id", type_=BigInteger()))
+    epoch = select(User.memory_epoch).where(User.id == user_id).scalar_subquery()
+    return (
+        select(*_ROW_COLUMNS, newest.label("newest"), epoch.label("epoch"))
+        .where(MemoryNode.user_id == user_id, matches, shown_to_model())
+        .order_by(MemoryNode.id)
+    )
 
 
 def nodes_of_other_models(session: Session, model_id: str, after_id: int, limit: int) -> list[tuple[int, str]]:

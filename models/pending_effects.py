@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, delete, or_, select, update
+from sqlalchemy import BindParameter, ForeignKey, Index, String, Text, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, utcnow
@@ -168,18 +169,28 @@ def mark_published(
     once it was): on PostgreSQL one statement (the DELETE a data-modifying CTE of the UPDATE), elsewhere two in
     the caller's transaction. Why together: a turn's hot path ended with the publish mark and the settle as two
     round trips of their own (issue 35)."""
+    params = {"b_id": record.id, "b_user_id": record.user_id, "b_published_at": published_at, "b_stream_id": stream_id}
+    if settled and session.get_bind().dialect.name == "postgresql":
+        session.execute(_marking(True), {**params, "b_settled": settled})
+        return
+    session.execute(_marking(False), params)
+    settle(session, settled)
+
+
+@lru_cache(maxsize=2)
+def _marking(settles: bool) -> Any:
+    """``mark_published``'s statement, built once with bound parameters (``settles``: with the DELETE as a CTE)."""
     o, p = OutboxRecord, PendingEffects
+    user_id = bindparam("b_user_id", type_=String())
     mark = (
         update(o)
-        .where(o.id == record.id, o.user_id == record.user_id)
-        .values(published_at=published_at, stream_id=stream_id)
+        .where(o.id == bindparam("b_id"), o.user_id == user_id)
+        .values(published_at=bindparam("b_published_at", type_=UTCDateTime()), stream_id=bindparam("b_stream_id"))
     )
-    if settled and session.get_bind().dialect.name == "postgresql":
-        gone = delete(p).where(p.id.in_(settled), p.user_id == record.user_id).returning(p.id).cte("settled")
-        session.execute(mark.add_cte(gone))
-        return
-    session.execute(mark)
-    settle(session, settled)
+    if not settles:
+        return mark
+    ids: BindParameter[list[int]] = bindparam("b_settled", expanding=True)
+    return mark.add_cte(delete(p).where(p.id.in_(ids), p.user_id == user_id).returning(p.id).cte("settled"))
 
 
 def settle(session: Session, ids: list[int]) -> int:
