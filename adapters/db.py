@@ -77,23 +77,27 @@ def make_engine(url: str) -> Engine:
         pool_size=settings.database_pool_size,
         max_overflow=settings.database_max_overflow,
         pool_recycle=1800,
-        connect_args=pooler_safe_connect_args(url),
+        connect_args=pooler_safe_connect_args(url, settings.database_server_prepare),
     )
 
 
-def pooler_safe_connect_args(url: str) -> dict[str, Any]:
+def pooler_safe_connect_args(url: str, server_prepare: bool | None = None) -> dict[str, Any]:
     """psycopg's arguments that keep a connection usable behind PgBouncer in transaction mode.
 
     psycopg prepares a statement on the server after its fifth execution (``prepare_threshold``, default 5) and
     reuses it by name on later executions. Behind a transaction pooler the next transaction may run on another
-    server connection, where that name does not exist: "prepared statement \"_pg3_0\" does not exist", or worse,
-    a name that means another statement there. PgBouncer keeps prepared statements across server connections
-    only from 1.21 on (``max_prepared_statements``); Debian 12 ships 1.18. So always off, not behind a setting: a
-    process cannot tell whether a pooler stands between it and PostgreSQL (a managed database's pooler is one
-    too), the failure would only show under load, and what preparing saves is planning time of statements that
-    are planned in well under a millisecond each (README, "Connections").
+    server connection, where that name does not exist ("prepared statement \"_pg3_0\" does not exist"), or
+    already means another client's statement ("... already exists"). PgBouncer keeps prepared statements across
+    server connections only from 1.21 on (``max_prepared_statements``); Debian 12 ships 1.18. So off by default,
+    whatever the URL: a process cannot tell whether a pooler stands between it and PostgreSQL (a managed
+    database's pooler is one too), and the failure only shows under concurrent load. The price is PostgreSQL
+    planning each statement again (``bench/prepared_statements.py``); ``ELLA_DATABASE_SERVER_PREPARE=true`` gives
+    it back where nothing pools transactions, or where the pooler tracks prepared statements (README,
+    Connections).
     """
-    if make_url(url).get_driver_name() == "psycopg":
+    if server_prepare is None:
+        server_prepare = get_settings().database_server_prepare
+    if make_url(url).get_driver_name() == "psycopg" and not server_prepare:
         return {"prepare_threshold": None}
     return {}
 

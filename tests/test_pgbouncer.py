@@ -30,6 +30,7 @@ import psycopg
 import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ProgrammingError
 
 from adapters import db
 from adapters.settings import get_settings
@@ -202,40 +203,41 @@ def test_the_pgbouncer_here_pools_transactions(bouncer: Bouncer):
     assert int(config["default_pool_size"]) == SERVER_CONNECTIONS < SESSIONS
 
 
-def test_server_side_prepared_statements_break_behind_pgbouncer_and_ours_prepare_none(bouncer: Bouncer, pooled_db):
-    """The hazard, then our engine on the same steps. A client's statement prepared on one server connection
-    is missing when its next transaction runs on another (here: the first one is gone, as after a
-    ``server_lifetime`` or a PostgreSQL restart; under load: another client holds it). psycopg prepares a
-    statement from its sixth execution by default; ``make_engine`` turns that off."""
-    query = "SELECT pg_backend_pid() FROM (SELECT count(*) FROM users) AS counted"
+@pytest.mark.parametrize("server_prepare", [True, False], ids=["prepare-on", "prepare-off-default"])
+def test_server_side_prepared_statements_break_behind_pgbouncer_so_ours_are_off(
+    bouncer: Bouncer, pooled_db: str, server_prepare: bool, monkeypatch: pytest.MonkeyPatch
+):
+    """A client's statement prepared on one server connection is missing when its next transaction runs on
+    another (here: the first one is gone, as after a ``server_lifetime`` or a PostgreSQL restart; under load:
+    another client holds it). psycopg prepares a statement from its sixth execution; ``make_engine`` turns that
+    off unless ``ELLA_DATABASE_SERVER_PREPARE`` is set, and with it set the same steps fail."""
+    monkeypatch.setenv("ELLA_DATABASE_SERVER_PREPARE", str(server_prepare).lower())
+    get_settings.cache_clear()
+    engine = db.make_engine(get_settings().effective_database_url)
+    query = text("SELECT pg_backend_pid() FROM (SELECT count(*) FROM users) AS counted")
+    try:
+        with engine.connect() as conn:
 
-    def move_to_another_server(run: Callable[[], int]) -> None:
-        for _ in range(7):  # past psycopg's default threshold of 5
-            pid = run()
-        with psycopg.connect(pg_admin_url().replace("+psycopg", ""), autocommit=True) as direct:
-            direct.execute("SELECT pg_terminate_backend(%s)", [pid])
-        deadline = time.monotonic() + 10
-        while pid in bouncer.server_pids(pooled_db):
-            assert time.monotonic() < deadline, "PgBouncer never dropped the terminated server connection"
-            time.sleep(0.05)
-        assert run() != pid
+            def run() -> int:
+                pid = int(conn.execute(query).scalar_one())
+                conn.commit()
+                return pid
 
-    with psycopg.connect(bouncer.dsn(pooled_db), autocommit=True, prepare_threshold=0) as preparing:
-
-        def prepared() -> int:
-            return int(preparing.execute(query).fetchone()[0])  # type: ignore[index]
-
-        with pytest.raises(psycopg.errors.InvalidSqlStatementName, match="does not exist"):
-            move_to_another_server(prepared)
-
-    with db.get_engine().connect() as ours:
-
-        def unprepared() -> int:
-            pid = int(ours.execute(text(query)).scalar_one())
-            ours.commit()
-            return pid
-
-        move_to_another_server(unprepared)
+            for _ in range(7):  # past psycopg's default threshold of 5
+                pid = run()
+            with psycopg.connect(pg_admin_url().replace("+psycopg", ""), autocommit=True) as direct:
+                direct.execute("SELECT pg_terminate_backend(%s)", [pid])
+            deadline = time.monotonic() + 10
+            while pid in bouncer.server_pids(pooled_db):
+                assert time.monotonic() < deadline, "PgBouncer never dropped the terminated server connection"
+                time.sleep(0.05)
+            if server_prepare:
+                with pytest.raises(ProgrammingError, match='prepared statement "_pg3_0" does not exist'):
+                    run()
+            else:
+                assert run() != pid
+    finally:
+        engine.dispose()
 
 
 # --- the application through it ------------------------------------------------------------------------------
