@@ -472,6 +472,8 @@ def test_pgbouncer_healthcheck_probes_its_own_port_over_tcp():
     assert probe[0] == "pg_isready"
     assert option_values(probe, "-h", "--host") == ["127.0.0.1"]
     assert option_values(probe, "-p", "--port") == [environment(bouncer)["LISTEN_PORT"]]
+    assert option_values(probe, "-U", "--username") == ["ella_worker"], "a role the auth file holds"
+    assert "ella_worker:ELLA_PG_WORKER_PASSWORD" in (ROOT / "deploy" / "pgbouncer" / "entrypoint.sh").read_text()
 
 
 def test_application_services_reach_postgres_through_pgbouncer_and_the_migration_goes_direct():
