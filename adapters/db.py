@@ -14,7 +14,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 if TYPE_CHECKING:  # alembic is imported where it runs: importing it cost every process 1.6 s
@@ -68,9 +68,38 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30})
         _sqlite_pragmas(engine)
         return engine
+    settings = get_settings()
     # No pre-ping: it costs a round trip per checkout on the hot path. A connection that died with a database
     # restart fails its statement with OperationalError, the pool is invalidated, and the task is retried.
-    return create_engine(url, pool_size=5, max_overflow=5, pool_recycle=1800)
+    # The pool is per process: pool_size + max_overflow is the most this process holds (README, "Connections").
+    return create_engine(
+        url,
+        pool_size=settings.database_pool_size,
+        max_overflow=settings.database_max_overflow,
+        pool_recycle=1800,
+        connect_args=pooler_safe_connect_args(url, settings.database_server_prepare),
+    )
+
+
+def pooler_safe_connect_args(url: str, server_prepare: bool | None = None) -> dict[str, Any]:
+    """psycopg's arguments that keep a connection usable behind PgBouncer in transaction mode.
+
+    psycopg prepares a statement on the server after its fifth execution (``prepare_threshold``, default 5) and
+    reuses it by name on later executions. Behind a transaction pooler the next transaction may run on another
+    server connection, where that name does not exist ("prepared statement \"_pg3_0\" does not exist"), or
+    already means another client's statement ("... already exists"). PgBouncer keeps prepared statements across
+    server connections only from 1.21 on (``max_prepared_statements``); Debian 12 ships 1.18. So off by default,
+    whatever the URL: a process cannot tell whether a pooler stands between it and PostgreSQL (a managed
+    database's pooler is one too), and the failure only shows under concurrent load. The price is PostgreSQL
+    planning each statement again (``bench/prepared_statements.py``); ``ELLA_DATABASE_SERVER_PREPARE=true`` gives
+    it back where nothing pools transactions, or where the pooler tracks prepared statements (README,
+    Connections).
+    """
+    if server_prepare is None:
+        server_prepare = get_settings().database_server_prepare
+    if make_url(url).get_driver_name() == "psycopg" and not server_prepare:
+        return {"prepare_threshold": None}
+    return {}
 
 
 def get_engine(settings: Settings | None = None) -> Engine:

@@ -49,6 +49,18 @@ def sdk_deprecated_models() -> Mapping[str, str]:
     return listed
 
 
+# The retention settings, one per pruned table (models.retention), and the shortest a set one may be.
+RETENTION_SETTINGS = (
+    "retention_model_calls_days",
+    "retention_boundary_events_days",
+    "retention_inbound_messages_days",
+    "retention_outbox_records_days",
+    "retention_memory_audit_days",
+    "retention_world_fact_events_days",
+)
+MIN_RETENTION_DAYS = 30
+
+
 class Settings(BaseSettings):
     """Every knob of the back end. Field docs are what ``ella config`` means by each name."""
 
@@ -57,6 +69,20 @@ class Settings(BaseSettings):
     var_dir: Path = Field(Path("var"), description="Where the embedded default keeps its files.")
     database_url: str | None = Field(
         None, description="SQLAlchemy URL; unset means a SQLite file under var_dir (the embedded default)."
+    )
+    database_pool_size: int = Field(
+        5,
+        ge=1,
+        description="PostgreSQL connections each process keeps open (SQLAlchemy pool_size); with "
+        "database_max_overflow, the most one process holds. README, Connections: processes x pool.",
+    )
+    database_max_overflow: int = Field(
+        5, ge=0, description="Connections a process may open beyond database_pool_size under load, closed after."
+    )
+    database_server_prepare: bool = Field(
+        False,
+        description="Let psycopg prepare statements on the server (its default). Only where no transaction "
+        "pooler sits in between, or PgBouncer >= 1.21 with max_prepared_statements: README, Connections.",
     )
     redis_url: str | None = Field(
         None,
@@ -298,6 +324,30 @@ class Settings(BaseSettings):
     notification_generic_fresh_h: float = Field(12.0, gt=0, description="How long a generic check-in stays fresh.")
     notification_dispatch_interval_s: float = Field(300.0, gt=0, description="How often beat dispatches.")
     notification_page: int = Field(500, ge=1, description="Candidates or users per page of a notification job.")
+    # Retention (README, Retention): days a row of each log is kept; 0 keeps it forever. The job on beat
+    # (ella.prune_logs) deletes, or for the messages clears the words of, rows older than that.
+    retention_model_calls_days: int = Field(
+        400, ge=0, description="Model calls (spend, failures): a year of daily spend plus a month. 0: forever."
+    )
+    retention_boundary_events_days: int = Field(
+        400, ge=0, description="Boundary fires (user id, rule; text if logged). Crisis counts stay. 0: forever."
+    )
+    retention_inbound_messages_days: int = Field(
+        0, ge=0, description="Clear the words of users' messages after this; the row stays (exactly-once). 0: never."
+    )
+    retention_outbox_records_days: int = Field(
+        0, ge=0, description="Delete what Ella sent after this, once published and owing nothing. 0: never."
+    )
+    retention_memory_audit_days: int = Field(
+        0, ge=0, description="The audit of forget/correct/export requests (no words): proof kept. 0: forever."
+    )
+    retention_world_fact_events_days: int = Field(
+        0, ge=0, description="Facts' status-change history (the facts stay). 0: forever."
+    )
+    retention_batch_rows: int = Field(1000, ge=1, description="Rows per retention transaction (short locks).")
+    retention_max_batches: int = Field(
+        200, ge=1, description="Batches per table per run: a bounded run; the next run carries on."
+    )
     image_provider: Literal["auto", "offline", "http"] = Field(
         "auto",
         description="auto: http when image_api_url is set, else offline (a deterministic picture of the prompt).",
@@ -387,6 +437,13 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"need {name} ({value}) < visibility_timeout_s ({self.visibility_timeout_s}): a retry waits in "
                     "its worker's unacked set, and one waiting past the visibility timeout is delivered again"
+                )
+        for name in RETENTION_SETTINGS:
+            days = getattr(self, name)
+            if 0 < days < MIN_RETENTION_DAYS:
+                raise ValueError(
+                    f"need {name} = 0 (keep forever) or >= {MIN_RETENTION_DAYS}, got {days}: the notification "
+                    "rules, the conversation close and the operator's page read the last weeks of these rows"
                 )
         if not self.beat_lock_timeout_s >= 3 * self.beat_max_loop_interval_s:
             raise ValueError(

@@ -67,6 +67,7 @@ class TaskName(StrEnum):
     RUN_JOB_CHUNK = "ella.run_job_chunk"
     DRAW_IMAGE_ANCHORS = "ella.draw_image_anchors"
     REEMBED_MEMORIES = "ella.reembed_memories"
+    PRUNE_LOGS = "ella.prune_logs"
 
 
 QUEUE_OF: dict[TaskName, Queue] = {
@@ -101,4 +102,5 @@ QUEUE_OF: dict[TaskName, Queue] = {
     TaskName.RUN_JOB_CHUNK: Queue.BATCH,
     TaskName.DRAW_IMAGE_ANCHORS: Queue.BATCH,  # an image model call: never ahead of a user's message
     TaskName.REEMBED_MEMORIES: Queue.BATCH,  # after a change of embedder: paged, in the background
+    TaskName.PRUNE_LOGS: Queue.BATCH,  # the retention job: bulk deletes, never ahead of a user's message
 }

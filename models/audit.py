@@ -18,7 +18,10 @@ from models.base import Base, BigId, UTCDateTime, utcnow
 
 class MemoryAudit(Base):
     __tablename__ = "memory_audit"
-    __table_args__ = (Index("ix_memory_audit_user_id_at", "user_id", "at"),)
+    __table_args__ = (
+        Index("ix_memory_audit_user_id_at", "user_id", "at"),
+        Index("ix_memory_audit_at", "at"),  # the retention job's scan (models.retention)
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))

@@ -130,7 +130,10 @@ class FactEvent(Base):
     """A status change of a fact: the replayable history the seed's ledger lost when it rewrote lines."""
 
     __tablename__ = "world_fact_events"
-    __table_args__ = (Index("ix_world_fact_events_user_id_fact_id", "user_id", "fact_id"),)
+    __table_args__ = (
+        Index("ix_world_fact_events_user_id_fact_id", "user_id", "fact_id"),
+        Index("ix_world_fact_events_at", "at"),  # the retention job's scan (models.retention)
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     fact_id: Mapped[int] = mapped_column(ForeignKey("world_facts.id", ondelete="CASCADE"))

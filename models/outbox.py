@@ -21,7 +21,10 @@ class OutboxRecord(Base):
     # No index may name ``published_at``: every reply's publish sets it, and an index on it (even a partial one)
     # would turn that UPDATE from a heap-only (HOT) update into one that rewrites every index of the row: about 7%
     # of ingest throughput, measured. Unpublished notifications are found through their candidates instead.
-    __table_args__ = (Index("ix_outbox_records_user_id_created_at", "user_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_outbox_records_user_id_created_at", "user_id", "created_at"),
+        Index("ix_outbox_records_created_at", "created_at"),  # the retention job's scan (models.retention)
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     # The public id (outbox entry ``outbox_id``, publish marker): unlike ``id`` it never repeats across

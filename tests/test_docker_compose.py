@@ -265,12 +265,15 @@ def test_exactly_one_beat_runs():
     assert int(service.get("scale", replicas)) == 1
 
 
-@pytest.mark.parametrize(("variable", "dependency"), [("ELLA_REDIS_URL", "redis"), ("ELLA_DATABASE_URL", "postgres")])
-def test_services_that_use_redis_or_postgres_wait_until_it_is_healthy(variable, dependency):
+@pytest.mark.parametrize("variable", ["ELLA_REDIS_URL", "ELLA_DATABASE_URL"])
+def test_services_that_use_redis_or_postgres_wait_until_what_their_url_names_is_healthy(variable):
+    """Each waits for the host in its own URL: redis, PgBouncer for the application, PostgreSQL for the migration."""
     users = [name for name, service in SERVICES.items() if variable in environment(service)]
     assert users, f"nobody gets {variable}"
     for name in users:
-        assert depends_on(SERVICES[name]).get(dependency) == "service_healthy", f"{name} uses {dependency}"
+        host = url_host(environment(SERVICES[name])[variable])
+        assert host in SERVICES, f"{name}'s {variable} names {host}, which compose does not run"
+        assert depends_on(SERVICES[name]).get(host) == "service_healthy", f"{name} uses {host}"
 
 
 # Who each service is: (PostgreSQL role, Redis user); None: it gets no URL for that service at all.
@@ -285,8 +288,19 @@ IDENTITIES: dict[str, tuple[str | None, str | None]] = {
     # The metrics endpoint reads the queue lengths (LLEN) as a user of its own; no database.
     "metrics": (None, "metrics"),
 }
-PG_URL = re.compile(r"postgresql\+psycopg://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):5432/([^/?]+)")
+PG_URL = re.compile(r"postgresql\+psycopg://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):(5432|6432)/([^/?]+)")
 REDIS_URL = re.compile(r"redis://([^:@/]+):(\$\{(\w+):\?[^}]+\})@([^:/@]+):6379/(\d+)")
+
+
+def url_host(url: str) -> str:
+    """The host of a ``scheme://user:pass@host:port/...`` URL as compose writes it (before interpolation)."""
+    return url.rsplit("@", 1)[-1].split(":", 1)[0].split("/", 1)[0]
+
+
+def database_host(name: str) -> str:
+    """Where a service's database URL must point: the migration straight at PostgreSQL (its DDL and alembic's
+    one connection for the run want a session), every other service at PgBouncer (README, Connections)."""
+    return "postgres" if name == "migrate" else "pgbouncer"
 
 
 def acl_users() -> dict[str, str]:
@@ -320,7 +334,7 @@ def test_each_service_connects_as_its_own_user_with_a_password_compose_requires(
     env = environment(SERVICES[name])
     role, redis_user = IDENTITIES[name]
     for variable, pattern, expected, dependency in (
-        ("ELLA_DATABASE_URL", PG_URL, role, "postgres"),
+        ("ELLA_DATABASE_URL", PG_URL, role, database_host(name)),
         ("ELLA_REDIS_URL", REDIS_URL, redis_user, "redis"),
     ):
         if expected is None:
@@ -328,7 +342,7 @@ def test_each_service_connects_as_its_own_user_with_a_password_compose_requires(
             continue
         match = pattern.fullmatch(env.get(variable, ""))
         assert match, f"{name}: {variable} is not user:${{PASSWORD:?}}@host: {env.get(variable)!r}"
-        user, password, password_var, host, _database = match.groups()
+        user, password, password_var, host = match.groups()[:4]
         assert user == expected, f"{name} connects to {dependency} as {user}, not {expected}"
         assert host == dependency
         with pytest.raises(ValueError, match=password_var):
@@ -428,6 +442,83 @@ def test_redis_and_postgres_define_healthchecks_that_check_readiness():
     assert option_values(pg_args, "-d", "--dbname") == [env["POSTGRES_DB"]]
     # Over TCP: the entrypoint's temporary init server listens on the unix socket only.
     assert option_values(pg_args, "-h", "--host"), "pg_isready on the unix socket passes during initdb"
+
+
+# --- PgBouncer (issue 35.6: a few dozen processes x a pool each would pass PostgreSQL's max_connections) ----
+
+
+def test_pgbouncer_pools_transactions_in_front_of_postgres_once_it_is_healthy():
+    bouncer = SERVICES["pgbouncer"]
+    assert str(bouncer["image"]).startswith("edoburu/pgbouncer:v"), "a pinned release of the image"
+    env = environment(bouncer)
+    assert env["POOL_MODE"] == "transaction"
+    assert (env["DB_HOST"], env["DB_PORT"], env["DB_NAME"]) == (
+        "postgres",
+        "5432",
+        environment(SERVICES["postgres"])["POSTGRES_DB"],
+    )
+    assert depends_on(bouncer).get("postgres") == "service_healthy"
+    assert bouncer.get("restart") == "unless-stopped"
+    # Server connections: a cap below PostgreSQL's default max_connections (100), leaving room for the migration.
+    assert 0 < int(env["DEFAULT_POOL_SIZE"]) <= int(env["MAX_DB_CONNECTIONS"]) < 100
+    assert env["AUTH_TYPE"] == "scram-sha-256"
+
+
+def test_pgbouncer_healthcheck_probes_its_own_port_over_tcp():
+    bouncer = SERVICES["pgbouncer"]
+    args = health_test(bouncer)
+    assert args[0] in {"CMD", "CMD-SHELL"}
+    probe = shlex.split(" ".join(args[1:]))
+    assert probe[0] == "pg_isready"
+    assert option_values(probe, "-h", "--host") == ["127.0.0.1"]
+    assert option_values(probe, "-p", "--port") == [environment(bouncer)["LISTEN_PORT"]]
+    assert option_values(probe, "-U", "--username") == ["ella_worker"], "a role the auth file holds"
+    assert "ella_worker:ELLA_PG_WORKER_PASSWORD" in (ROOT / "deploy" / "pgbouncer" / "entrypoint.sh").read_text()
+
+
+def test_application_services_reach_postgres_through_pgbouncer_and_the_migration_goes_direct():
+    """Every service with a database URL but the migration names pgbouncer on its listening port; the migration
+    names postgres:5432 (DDL, and alembic's one connection for the run, want a session of their own)."""
+    port = environment(SERVICES["pgbouncer"])["LISTEN_PORT"]
+    users = {
+        name: environment(s)["ELLA_DATABASE_URL"]
+        for name, s in SERVICES.items()
+        if "ELLA_DATABASE_URL" in environment(s)
+    }
+    assert "migrate" in users and len(users) > 1
+    for name, url in users.items():
+        match = PG_URL.fullmatch(url)
+        assert match, f"{name}: {url!r}"
+        host, got_port = match.group(4), match.group(5)
+        if name == "migrate":
+            assert (host, got_port) == ("postgres", "5432")
+        else:
+            assert (host, got_port) == ("pgbouncer", port), f"{name} bypasses PgBouncer: {host}:{got_port}"
+
+
+def test_pgbouncer_renders_a_password_line_for_every_role_that_connects_through_it_on_a_tmpfs():
+    """The image writes one user's line; our entry point writes one per role whose URL names pgbouncer, from the
+    same ``${VAR:?}`` the URL uses, into the AUTH_FILE on a tmpfs, then runs the image's entry point."""
+    bouncer = SERVICES["pgbouncer"]
+    env = environment(bouncer)
+    assert bouncer.get("entrypoint") == ["sh", "/etc/ella/pgbouncer/entrypoint.sh"]
+    assert "./deploy/pgbouncer:/etc/ella/pgbouncer:ro" in [str(v) for v in bouncer.get("volumes") or []]
+    assert argv(bouncer)[0] == "pgbouncer", "setting the entry point drops the image's command: name it"
+    auth_dir = env["AUTH_FILE"].rsplit("/", 1)[0]
+    assert any(str(t).split(":")[0] == auth_dir for t in bouncer.get("tmpfs") or []), "the auth file belongs on a tmpfs"
+    script = (ROOT / "deploy" / "pgbouncer" / "entrypoint.sh").read_text()
+    assert 'exec /entrypoint.sh "$@"' in script
+    through = {
+        match.group(1): match.group(3)
+        for name, service in SERVICES.items()
+        if (match := PG_URL.fullmatch(environment(service).get("ELLA_DATABASE_URL", "")))
+        and match.group(4) == "pgbouncer"
+    }
+    assert set(through) == {"ella_worker", "ella_beat", "ella_inspect"}
+    for role, variable in through.items():
+        assert f"{role}:{variable}" in script, f"the entry point writes no line for {role}"
+        assert re.fullmatch(rf"\$\{{{variable}:\?[^}}]+\}}", env.get(variable, "")), f"{variable} not passed on"
+    assert "ELLA_PG_OWNER_PASSWORD" not in env, "the owner never connects through PgBouncer"
 
 
 def test_redis_persists_every_second_and_never_evicts():

@@ -188,4 +188,4 @@ def test_the_head_read_from_the_migration_files_is_alembics_head() -> None:
     """The worker's start-up check reads the head without alembic (``db.migrations_head``): it must agree."""
     from alembic.script import ScriptDirectory
 
-    assert db.migrations_head() == ScriptDirectory.from_config(db.alembic_config()).get_current_head() == "0022"
+    assert db.migrations_head() == ScriptDirectory.from_config(db.alembic_config()).get_current_head() == "0024"

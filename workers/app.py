@@ -42,6 +42,7 @@ TASK_MODULES = [
     "tasks.privacy",
     "tasks.memory_requests",
     "tasks.reembed",
+    "tasks.retention",
 ]
 
 
