@@ -247,6 +247,10 @@ def _swap(bind: Connection, attempts: int = 30) -> None:
 
 
 def _upgrade_sqlite() -> None:
+    # the chapters' key first: SQLite's batch mode drops and recreates memory_nodes, and a drop deletes its rows,
+    # which ON DELETE SET NULL would carry to every chapter's thought_node_id
+    with op.batch_alter_table("story_chapters") as batch:
+        batch.drop_constraint(CHAPTER_FK, type_="foreignkey")
     with op.batch_alter_table("memory_nodes") as batch:
         batch.add_column(
             sa.Column("embedding_format", sa.String(8), nullable=False, server_default="f32", comment=FORMAT_COMMENT)
@@ -255,8 +259,6 @@ def _upgrade_sqlite() -> None:
         batch.drop_index("ix_memory_nodes_user_id_last_accessed_at")
         batch.drop_constraint("uq_memory_nodes_dedupe_key", type_="unique")
         batch.create_unique_constraint("uq_memory_nodes_user_id_dedupe_key", ["user_id", "dedupe_key"])
-    with op.batch_alter_table("story_chapters") as batch:
-        batch.drop_constraint(CHAPTER_FK, type_="foreignkey")
 
 
 def _widen_vectors(bind: Connection) -> None:
@@ -289,14 +291,14 @@ def downgrade() -> None:
         )
     )
     if bind.dialect.name != "postgresql":
-        with op.batch_alter_table("story_chapters") as batch:
-            batch.create_foreign_key(CHAPTER_FK, "memory_nodes", ["thought_node_id"], ["id"], ondelete="SET NULL")
-        with op.batch_alter_table("memory_nodes") as batch:
+        with op.batch_alter_table("memory_nodes") as batch:  # before the chapters' key (see _upgrade_sqlite)
             batch.drop_constraint("uq_memory_nodes_user_id_dedupe_key", type_="unique")
             batch.create_unique_constraint("uq_memory_nodes_dedupe_key", ["dedupe_key"])
             batch.create_index("ix_memory_nodes_user_id_last_accessed_at", ["user_id", "last_accessed_at"])
             batch.alter_column("embedding", existing_type=sa.LargeBinary(), comment="float32, L2-normalised")
             batch.drop_column("embedding_format")
+        with op.batch_alter_table("story_chapters") as batch:
+            batch.create_foreign_key(CHAPTER_FK, "memory_nodes", ["thought_node_id"], ["id"], ondelete="SET NULL")
         return
     op.execute(
         "ALTER TABLE pending_effects RESET (autovacuum_vacuum_scale_factor, autovacuum_vacuum_threshold,"
