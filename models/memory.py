@@ -58,7 +58,8 @@ class MemoryNode(Provenanced, Base):
         Index("ix_memory_nodes_user_id_created_at", "user_id", "created_at"),
         Index("ix_memory_nodes_user_id_node_type_created_at", "user_id", "node_type", "created_at"),
         # The per-process retrieval cache (adapters/memory_cache.py) asks, per retrieval, for the user's newest
-        # node, nodes after an id and nodes accessed since a time: each an index range, not a scan of the stream.
+        # node and nodes after an id (index ranges) and nodes accessed since a time (the user's rows of one
+        # partition: see ``stream_changes``).
         Index("ix_memory_nodes_user_id_id", "user_id", "id"),
         # Unique within the user (on PostgreSQL, within the user's partition: a unique index of a partitioned
         # table must hold the partition key). ``last_accessed_at`` is in no index, so a touch is a HOT update.
