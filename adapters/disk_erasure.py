@@ -13,11 +13,12 @@ deleted row's bytes in the page's free space and in the ``-wal`` file.
   without ``+bgrewriteaof +bgsave +info|persistence``) is logged and left: the operator's part then.
 - SQLite: every connection runs with ``PRAGMA secure_delete=ON`` (``adapters.db``), so a deleted row's bytes are
   zeroed in its page; here the WAL is checkpointed and truncated, so the old frames that still held the row go.
-- PostgreSQL: nothing here. A plain ``VACUUM`` does not zero a dead tuple's bytes (measured: a deleted row at
-  the page's free-space edge is still in the heap file after VACUUM; only ``VACUUM FULL`` rewrote it away), the
-  worker's role does not own the tables (only an owner may vacuum them, PostgreSQL 16) and ``VACUUM FULL`` locks
-  each table for its whole rewrite. The README's erasure section says what the operator does (VACUUM FULL or
-  pg_repack, WAL retention, backups).
+- PostgreSQL: not in the worker's erasure. A plain ``VACUUM`` does not zero a dead tuple's bytes (measured: a
+  deleted row at the page's free-space edge is still in the heap file after VACUUM; only ``VACUUM FULL`` rewrote
+  it away), the worker's role does not own the tables (only an owner may vacuum them, PostgreSQL 16) and ``VACUUM
+  FULL`` locks each table for its whole rewrite. The operator runs ``rewrite_postgres_for`` (``ella users
+  vacuum USER...``, as the owner): of a partitioned table only the erased users' partitions, the other tables
+  one at a time. The README's erasure section says the rest (WAL retention, backups).
 
 When is the snapshot rewritten? Whenever a ``dump.rdb`` may hold data, whatever Redis did before: ``INFO`` does
 not show the ``save`` rules nor whether the file exists, and ``CONFIG`` is not ours (it is in ``@dangerous`` and
@@ -35,12 +36,13 @@ sets one marker however many come, and the erasure sweep (``ella.forget_users_ag
 from __future__ import annotations
 
 import logging
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.exc import OperationalError
 
 from adapters.settings import get_settings
@@ -249,3 +251,72 @@ def compact_stream(client: redis.Redis, stream: str, scratch: str) -> int | None
         )
         return None
     return int(client.eval(_COMPACT_STREAM, 2, stream, scratch))
+
+
+_BOUND = re.compile(r"MODULUS (\d+), REMAINDER (\d+)", re.IGNORECASE)
+
+
+def postgres_rewrite_targets(conn: Connection, user_ids: Sequence[str]) -> list[str]:
+    """The relations to rewrite so no file of the database holds these users: of each hash-partitioned table
+    (``memory_nodes``, migration 0023), only the partitions the users' ids hash to (PostgreSQL's own
+    ``satisfies_hash_partition``, so the answer is the one the rows were routed by, before or after the delete);
+    every other table of the schema whole (they are not partitioned: README, "Memory at scale", says why each);
+    and ``pg_statistic``, whose replaced rows held sampled ``user_id`` values."""
+    partitions = conn.execute(
+        text(
+            "SELECT c.relname, p.oid, pg_get_expr(c.relpartbound, c.oid) FROM pg_class c"
+            " JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class p ON p.oid = i.inhparent"
+            " WHERE c.relispartition AND p.relkind = 'p' AND c.relnamespace = current_schema()::regnamespace"
+        )
+    ).all()
+    targets: list[str] = []
+    for name, parent, bound in partitions:
+        found = _BOUND.search(bound or "")
+        if found is None:
+            targets.append(name)  # not a hash partition: rewrite it whole
+            continue
+        modulus, remainder = int(found[1]), int(found[2])
+        holds = conn.execute(
+            text("SELECT bool_or(satisfies_hash_partition(:p, :m, :r, u)) FROM unnest(CAST(:ids AS varchar[])) u"),
+            {"p": parent, "m": modulus, "r": remainder, "ids": list(user_ids)},
+        ).scalar()
+        if holds:
+            targets.append(name)
+    plain = conn.scalars(
+        text(
+            "SELECT relname FROM pg_class WHERE relkind = 'r' AND NOT relispartition"
+            " AND relnamespace = current_schema()::regnamespace ORDER BY relname"
+        )
+    ).all()
+    return sorted(targets) + list(plain) + ["pg_catalog.pg_statistic"]
+
+
+def rewrite_postgres_for(url: str, user_ids: Sequence[str], lock_timeout_s: float = 30) -> dict[str, Any]:
+    """The operator's disk step after erasing ``user_ids`` (``ella users vacuum``; run as the tables' owner):
+    ANALYZE, then ``VACUUM FULL`` of :func:`postgres_rewrite_targets` one relation at a time, each in its own
+    transaction, so a table is locked (ACCESS EXCLUSIVE) only while its own files are rewritten; of
+    ``memory_nodes`` that is the user's 1/N partition, not the whole table. The seconds each took."""
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    took: dict[str, float] = {}
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f"SET lock_timeout = '{int(lock_timeout_s * 1000)}ms'"))
+            targets = postgres_rewrite_targets(conn, user_ids)
+            parents = conn.scalars(
+                text("SELECT relname FROM pg_class WHERE relkind = 'p'"
+                     " AND relnamespace = current_schema()::regnamespace")
+            ).all()  # fmt: skip
+            # ANALYZE first: the statistics rows it replaces (sampled user ids) are dead tuples the rewrite drops
+            for name in [*parents, *targets[:-1]]:
+                conn.execute(text(f"ANALYZE {_quoted(name)}"))
+            for name in targets:
+                started = time.monotonic()
+                conn.execute(text(f"VACUUM FULL {_quoted(name)}"))
+                took[name] = round(time.monotonic() - started, 3)
+    finally:
+        engine.dispose()
+    return {"rewritten": took, "users": len(user_ids)}
+
+
+def _quoted(name: str) -> str:
+    return ".".join(f'"{part}"' for part in name.split("."))

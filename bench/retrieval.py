@@ -266,6 +266,7 @@ def write_user(user: str, mem: Memories, n: int, epoch: datetime, model_id: str)
     from sqlalchemy import insert
 
     from adapters import db
+    from ella.memory.vectors import pack
     from models import MemoryNode, User
 
     with db.session_scope() as session:
@@ -285,7 +286,10 @@ def write_user(user: str, mem: Memories, n: int, epoch: datetime, model_id: str)
                         "predicate": "said",
                         "object": mem.texts[i][:40],
                         "description": mem.texts[i],
-                        "embedding": mem.matrix[i].tobytes(),
+                        # as the store writes a vector (ella.memory.vectors: float16 with its format)
+                        **dict(
+                            zip(("stored_embedding", "embedding_format"), pack(mem.matrix[i].tobytes()), strict=True)
+                        ),
                         "embedding_model": model_id,
                         "poignancy": int(mem.poignancy[i]),
                     }

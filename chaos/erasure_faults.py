@@ -7,8 +7,8 @@ PostgreSQL's deleted rows stay in the heap as dead tuples until VACUUM. A user p
 once Redis has no rewrite or snapshot under way, and after a CHECKPOINT, every file of the private Redis's data
 dir (the AOF parts, ``dump.rdb``) and PostgreSQL's heap files (``base/``) is read for the canary and the id, as
 written and as base64 (kombu keeps a task's body base64-encoded). A hit is a failure. PostgreSQL's heap is read
-after the operator's part the README names (``VACUUM FULL`` as the owner: ``operator_step``), and what it held
-before that step is reported beside it. PostgreSQL's WAL
+after the operator's part the README names (``ella users vacuum USER`` as the owner: ``operator_step``), and
+what it held before that step is reported beside it. PostgreSQL's WAL
 (``pg_wal``) and the workers' own log files are reported beside it, not judged: how long WAL is retained (and
 archived, and backed up) is the operator's part, and the logs are judged by the log-privacy tests.
 """
@@ -85,24 +85,19 @@ def relation_names(chaos: Chaos, paths: Iterable[str]) -> dict[str, str]:
     return {path: names[node] for path, node in nodes.items() if node in names}
 
 
-def operator_step(chaos: Chaos) -> None:
-    """What the README gives the operator for PostgreSQL after erasures: ``ANALYZE`` then ``VACUUM FULL`` as the
-    database's owner (here the cluster's superuser), then a CHECKPOINT so the rewritten files are what is on disk.
-    A plain VACUUM leaves the bytes of dead tuples in their pages, so without this step the heap files still hold
-    the user; and the planner's statistics (``pg_statistic``: sampled most-common values of ``user_id``) keep an
-    erased id until ANALYZE samples the table again (seen once in ``make chaos``: 2 hits, in pg_statistic only).
-    ANALYZE first: the statistics rows it replaces are dead tuples the VACUUM FULL then drops."""
-    from sqlalchemy import create_engine, text
+def operator_step(chaos: Chaos, user_ids: list[str]) -> dict[str, Any]:
+    """What the README gives the operator for PostgreSQL after erasures: ``ella users vacuum USER`` as the tables'
+    owner (here the cluster's superuser; ``adapters.disk_erasure.rewrite_postgres_for``): ANALYZE, then VACUUM FULL
+    of the erased user's partition of ``memory_nodes`` (not the whole table) and of each other table, one at a
+    time; then a CHECKPOINT so the rewritten files are what is on disk. A plain VACUUM leaves the bytes of dead
+    tuples in their pages, so without this step the heap files still hold the user; and the planner's statistics
+    (``pg_statistic``: sampled most-common values of ``user_id``) keep an erased id until ANALYZE samples the table
+    again (seen once in ``make chaos``: 2 hits, in pg_statistic only), which the step rewrites too."""
+    from adapters.disk_erasure import rewrite_postgres_for
 
-    engine = create_engine(chaos.db_url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text("SET lock_timeout = '30s'"))  # a session holding a table: a clear error, not a hang
-            conn.execute(text("ANALYZE"))
-            conn.execute(text("VACUUM FULL"))
-    finally:
-        engine.dispose()
+    done = rewrite_postgres_for(chaos.db_url, user_ids)
     chaos.pg.checkpoint()
+    return done
 
 
 def _acked(chaos: Chaos, task_id: str) -> bool:
@@ -199,7 +194,7 @@ def _erase_and_scan(chaos: Chaos, name: str, restart_first: bool) -> dict[str, A
     redis_hits = occurrences(chaos.redis.data_files(), words)
     data = chaos.pg.data
     heap_before_operator = occurrences(files_under(data / "base"), words)
-    operator_step(chaos)  # the README's operator part for PostgreSQL: ANALYZE, VACUUM FULL as the owner
+    rewritten = operator_step(chaos, [user])  # the README's operator part: `ella users vacuum USER` as the owner
     heap_hits = occurrences(files_under(data / "base"), words)
     wal_hits = occurrences(files_under(data / "pg_wal"), words)
     log_hits = occurrences(files_under(chaos.tmp / "log"), words)
@@ -246,6 +241,7 @@ def _erase_and_scan(chaos: Chaos, name: str, restart_first: bool) -> dict[str, A
         "redis_files_after": total(redis_hits),
         "pg_heap_before_operator_step_informational": total(heap_before_operator),
         "pg_heap_after": total(heap_hits),
+        "pg_partitions_rewritten": sorted(r for r in rewritten["rewritten"] if r.startswith("memory_nodes_p")),
         "pg_wal_after_informational": total(wal_hits),
         "worker_logs_informational": total(log_hits),
         "problems": problems,

@@ -40,3 +40,22 @@ def users_forget(
     if second_pass:
         schedule_second_pass(tombstone_key(user, get_settings().forget_hmac_key.get_secret_value()))
     typer.echo(json.dumps({"erased": counts, "second_pass_scheduled": second_pass}, sort_keys=True))
+
+
+@users_cli.command("vacuum")
+def users_vacuum(
+    users: list[str] = typer.Argument(..., help="The erased users' ids (as `ella users forget` was given them)."),
+    database_url: str = typer.Option(
+        None, "--database-url", help="The owner role's URL (default: ELLA_DATABASE_URL); only an owner may VACUUM."
+    ),
+) -> None:
+    """PostgreSQL's part of erasures on disk (README, "Erasure and the disk"): ANALYZE, then VACUUM FULL of the
+    erased users' partitions of memory_nodes and of every other table, one at a time, so no file holds them."""
+    from adapters.disk_erasure import rewrite_postgres_for
+    from adapters.settings import get_settings
+
+    url = database_url or get_settings().effective_database_url
+    if not url.startswith("postgresql"):
+        typer.echo("not PostgreSQL: SQLite's erasure zeroes and checkpoints itself (secure_delete)", err=True)
+        raise typer.Exit(2)
+    typer.echo(json.dumps(rewrite_postgres_for(url, users), sort_keys=True))

@@ -7,6 +7,7 @@ from alembic import context
 import models
 from adapters.db import make_engine
 from adapters.settings import get_settings
+from models.memory import not_a_partition
 
 config = context.config
 target_metadata = models.Base.metadata
@@ -27,7 +28,11 @@ def run_migrations_online() -> None:
     try:
         with engine.connect() as connection:
             context.configure(
-                connection=connection, target_metadata=target_metadata, render_as_batch=True, compare_type=True
+                connection=connection,
+                target_metadata=target_metadata,
+                render_as_batch=True,
+                compare_type=True,
+                include_name=not_a_partition,
             )
             with context.begin_transaction():
                 context.run_migrations()

@@ -40,7 +40,9 @@ class StoryChapter(Provenanced, Base):
     summary: Mapped[str] = mapped_column(Text)
     key_moments: Mapped[str] = mapped_column(Text, default="[]", comment='JSON: [{"text", "node_ids"}]')
     cited_node_ids: Mapped[str] = mapped_column(Text, default="[]", comment="JSON: every node id the moments cite")
-    thought_node_id: Mapped[int | None] = mapped_column(ForeignKey("memory_nodes.id", ondelete="SET NULL"))
+    # No foreign key: memory_nodes is partitioned on PostgreSQL, its key is (id, user_id), and a forget of the
+    # node clears this column itself (models.forgetting), as ON DELETE SET NULL did before migration 0023.
+    thought_node_id: Mapped[int | None] = mapped_column(BigId)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     def as_chapter(self) -> Chapter:

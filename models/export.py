@@ -341,8 +341,10 @@ def _fact(fact: WorldFact, events: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-# Every column of a node but the vector: the embedding is never selected, so it cannot leak into the document.
-_NODE_COLUMNS = tuple(c for c in MemoryNode.__table__.columns if c.key not in {"embedding", "user_id", "dedupe_key"})
+# Every column of a node but the vector (and its storage format): the embedding is never selected, so it cannot
+# leak into the document.
+_HIDDEN = {"embedding", "embedding_format", "user_id", "dedupe_key"}
+_NODE_COLUMNS = tuple(c for c in MemoryNode.__table__.columns if c.key not in _HIDDEN)
 
 
 def _nodes(session: Session, user_id: str, thoughts: bool) -> list[Any]:

@@ -385,6 +385,12 @@ class _Forgetter:
                 )
         self._clear_batch_items()
         if self.done.nodes:
+            s.execute(  # a chapter's stored thought goes with its node (no foreign key to a partitioned table)
+                update(StoryChapter)
+                .where(StoryChapter.user_id == uid, StoryChapter.thought_node_id.in_(self.done.nodes))
+                .values(thought_node_id=None)
+                .execution_options(synchronize_session=False)
+            )
             s.execute(
                 delete(MemoryNode)
                 .where(MemoryNode.user_id == uid, MemoryNode.id.in_(self.done.nodes))

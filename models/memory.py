@@ -10,7 +10,8 @@ a model selects ``shown_to_model()`` rows only (``ella.memory.quarantine``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -24,6 +25,7 @@ from sqlalchemy import (
     SmallInteger,
     String,
     Text,
+    UniqueConstraint,
     and_,
     bindparam,
     func,
@@ -33,6 +35,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from ella.memory import vectors
 from ella.memory.plans import PLAN_KEY_PREFIX, about_event
 from ella.memory.quarantine import Hold
 from ella.memory.retrieval import NodeRow
@@ -43,6 +46,13 @@ from models.provenance import Provenanced, in_prompts, prompt_engine
 from models.user import User
 
 NODE_TYPES = ("event", "chat", "thought")
+PARTITION = re.compile(r"memory_nodes_p\d+")
+"""The partitions of ``memory_nodes`` on PostgreSQL (migration 0023): tables of the database, not of the models."""
+
+
+def not_a_partition(name: str | None, type_: str, parent_names: Mapping[str, str | None]) -> bool:
+    """Alembic's ``include_name``: compare the models with the partitioned table, not with each partition."""
+    return not (type_ == "table" and name is not None and PARTITION.fullmatch(name))
 
 
 class MemoryNode(Provenanced, Base):
@@ -51,9 +61,12 @@ class MemoryNode(Provenanced, Base):
         Index("ix_memory_nodes_user_id_created_at", "user_id", "created_at"),
         Index("ix_memory_nodes_user_id_node_type_created_at", "user_id", "node_type", "created_at"),
         # The per-process retrieval cache (adapters/memory_cache.py) asks, per retrieval, for the user's newest
-        # node, nodes after an id and nodes accessed since a time: each an index range, not a scan of the stream.
+        # node and nodes after an id (index ranges) and nodes accessed since a time (the user's rows of one
+        # partition: see ``stream_changes``).
         Index("ix_memory_nodes_user_id_id", "user_id", "id"),
-        Index("ix_memory_nodes_user_id_last_accessed_at", "user_id", "last_accessed_at"),
+        # Unique within the user (on PostgreSQL, within the user's partition: a unique index of a partitioned
+        # table must hold the partition key). ``last_accessed_at`` is in no index, so a touch is a HOT update.
+        UniqueConstraint("user_id", "dedupe_key"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -66,7 +79,12 @@ class MemoryNode(Provenanced, Base):
     predicate: Mapped[str] = mapped_column(String(120))
     object: Mapped[str] = mapped_column(String(400))
     description: Mapped[str] = mapped_column(Text)
-    embedding: Mapped[bytes] = mapped_column(LargeBinary, comment="float32, L2-normalised")
+    stored_embedding: Mapped[bytes] = mapped_column(
+        "embedding", LargeBinary, comment="L2-normalised, in embedding_format (ella.memory.vectors)"
+    )
+    embedding_format: Mapped[str] = mapped_column(
+        String(8), server_default=vectors.FLOAT32, comment="f16 | f32 (rows stored before 0023)"
+    )
     embedding_model: Mapped[str] = mapped_column(String(64))
     poignancy: Mapped[int] = mapped_column(SmallInteger)
     keywords: Mapped[str] = mapped_column(Text, default="[]", comment="JSON list")
@@ -74,10 +92,28 @@ class MemoryNode(Provenanced, Base):
     evidence: Mapped[str] = mapped_column(Text, default="[]", comment="JSON: node ids, or a chat's transcript")
     source_message_id: Mapped[str | None] = mapped_column(String(200))
     conversation_id: Mapped[int | None] = mapped_column(ForeignKey("conversations.id", ondelete="SET NULL"))
-    dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    dedupe_key: Mapped[str | None] = mapped_column(String(200))
     quarantine: Mapped[str | None] = mapped_column(
         String(16), comment="manipulation: kept for the record, never in a prompt | boundary (ella.memory.quarantine)"
     )
+
+    @property
+    def embedding(self) -> bytes:
+        """The vector as float32 bytes, whatever format the row holds (``ella.memory.vectors``)."""
+        return vectors.unpack(self.stored_embedding, self.embedding_format)
+
+    @embedding.setter
+    def embedding(self, vector: bytes) -> None:
+        self.stored_embedding, self.embedding_format = vectors.pack(vector)
+
+
+def stored_vector(values: dict[str, Any]) -> dict[str, Any]:
+    """A node's columns (``embedding`` as float32 bytes, as ``ella.memory.nodes`` builds them) as the row stores
+    them: the vector packed, its format beside it."""
+    out = dict(values)
+    if "embedding" in out:
+        out["embedding"], out["embedding_format"] = vectors.pack(out["embedding"])
+    return out
 
 
 def shown_to_model() -> ColumnElement[bool]:
@@ -106,8 +142,9 @@ def insert_node(session: Session, values: dict[str, Any]) -> int | None:
 
     A new node a product lists (any but a held one) is announced in the same transaction (``memory_changed``,
     ``models.memory_changes``); a duplicate, a redelivery's insert, announces nothing."""
-    insert = dialect_insert(session)(MemoryNode).values(**values)
-    node_id = session.scalar(insert.on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(MemoryNode.id))
+    insert = dialect_insert(session)(MemoryNode.__table__).values(**stored_vector(values))
+    conflict = insert.on_conflict_do_nothing(index_elements=["user_id", "dedupe_key"])
+    node_id: int | None = session.scalar(conflict.returning(MemoryNode.__table__.c.id))
     if node_id is not None and values.get("quarantine") is None:
         kind = "thought" if values.get("node_type") == "thought" else "memory"
         note_changed(session, values["user_id"], "added", [Changed(kind, node_id, values.get("description"))])
@@ -144,7 +181,7 @@ _ROW_COLUMNS = (
     MemoryNode.id,
     MemoryNode.node_type,
     MemoryNode.description,
-    MemoryNode.embedding,
+    MemoryNode.stored_embedding,
     MemoryNode.embedding_model,
     MemoryNode.created_at,
     MemoryNode.last_accessed_at,
@@ -158,12 +195,21 @@ _ROW_COLUMNS = (
 def node_rows(session: Session, user_id: str, after_id: int = 0) -> list[NodeRow]:
     """The user's nodes with an id above ``after_id``, ids ascending, as plain rows (no ORM objects: building
     100,000 of them costs more than reading them)."""
-    result = session.execute(
-        select(*_ROW_COLUMNS)
+    rows = session.execute(
+        select(*_ROW_COLUMNS, MemoryNode.embedding_format)
         .where(MemoryNode.user_id == user_id, MemoryNode.id > after_id, shown_to_model())
         .order_by(MemoryNode.id)
-    )
-    return [NodeRow(*row) for row in result]
+    ).all()
+    return _node_rows(rows)
+
+
+def _node_rows(rows: Sequence[Any]) -> list[NodeRow]:
+    """Rows of ``_ROW_COLUMNS`` and the vector's format as ``NodeRow``s, every vector widened in one batch."""
+    wide = vectors.unpack_many([r[3] for r in rows], [r[11] for r in rows])
+    return [
+        NodeRow(r[0], r[1], r[2], vector, r[4], r[5], r[6], r[7], r[8], r[9], r[10])
+        for r, vector in zip(rows, wide, strict=True)
+    ]
 
 
 def current_epoch(session: Session, user_id: str) -> int:
@@ -190,17 +236,18 @@ def stream_changes(
     Why one statement: on a warm retrieval this is all the database work, and each round trip costs more than the
     ranking's arithmetic at 10,000 memories; the nodes a turn's memory task added since the last reply used to be
     a second read on every reply (issue 35). The newest node is one of the rows (it matches ``id = max(id)``), so
-    an empty result means the user has no nodes. The conditions are ranges of the user's (user_id, id) index, and
-    of (user_id, last_accessed_at) where it exists.
+    an empty result means the user has no nodes. The newest id and the new nodes are ranges of the index
+    (user_id, id); "accessed since" reads the user's rows of their partition: ``last_accessed_at`` is in no index
+    since migration 0023, so that touching a memory is a HOT update instead of a new entry in every index (README,
+    "Memory at scale", has the measured trade).
     """
     params = {"b_user_id": user_id, "b_since": since, "b_after_id": after_id}
     # the statement depends on the process's prompt engine (``shown_to_model``), so that is part of its cache key
     rows = session.execute(_changes(since is not None, after_id is not None, prompt_engine()), params).all()
     if not rows:
         return StreamChanges(None, [], 0, [])
-    width = len(_ROW_COLUMNS)
     touched = [(row.id, row.last_accessed_at) for row in rows if since is not None and row.last_accessed_at >= since]
-    new_rows = [NodeRow(*tuple(row)[:width]) for row in rows if after_id is not None and row.id > after_id]
+    new_rows = _node_rows([row for row in rows if after_id is not None and row.id > after_id])
     return StreamChanges(rows[0].newest, touched, int(rows[0].epoch or 0), new_rows)
 
 
@@ -218,7 +265,7 @@ def _changes(since: bool, after: bool, engine: str | None) -> Any:
         matches = or_(matches, MemoryNode.id > bindparam("b_after_id", type_=BigInteger()))
     epoch = select(User.memory_epoch).where(User.id == user_id).scalar_subquery()
     return (
-        select(*_ROW_COLUMNS, newest.label("newest"), epoch.label("epoch"))
+        select(*_ROW_COLUMNS, MemoryNode.embedding_format, newest.label("newest"), epoch.label("epoch"))
         .where(MemoryNode.user_id == user_id, matches, shown_to_model())
         .order_by(MemoryNode.id)
     )
@@ -241,11 +288,14 @@ def count_other_models(session: Session, model_id: str) -> int:
     return int(session.scalar(select(func.count()).where(MemoryNode.embedding_model != model_id)) or 0)
 
 
-def set_embeddings(session: Session, vectors: Sequence[tuple[int, bytes]], model_id: str) -> None:
+def set_embeddings(session: Session, new_vectors: Sequence[tuple[int, bytes]], model_id: str) -> None:
     """Replace nodes' vectors with ``model_id``'s (the description, and so the meaning, is unchanged)."""
-    for node_id, blob in vectors:
+    for node_id, blob in new_vectors:
+        stored, fmt = vectors.pack(blob)
         session.execute(
-            update(MemoryNode).where(MemoryNode.id == node_id).values(embedding=blob, embedding_model=model_id)
+            update(MemoryNode)
+            .where(MemoryNode.id == node_id)
+            .values(stored_embedding=stored, embedding_format=fmt, embedding_model=model_id)
         )
 
 
@@ -269,11 +319,14 @@ def recent_nodes(session: Session, user_id: str, n: int) -> list[MemoryNode]:
 def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime, user_id: str | None = None) -> None:
     """Set the last access of retrieved nodes (recency counts from the last time a memory was used); never back:
     a late mark (a turn's memory task runs after the turn, ``tasks.memory.perceive``) leaves a later one.
-    ``user_id``: only that user's nodes (the ids come from a task's payload)."""
+
+    ``last_accessed_at`` is in no index and the table keeps free room in each page (fillfactor, migration 0023),
+    so on PostgreSQL a touch is a HOT update: one new tuple in the same page, no index entry. With ``user_id``
+    (the ids come from a task's payload) the update reads only the user's partition; without it, each
+    partition's primary key (``id`` first)."""
     if node_ids:
-        where = [MemoryNode.id.in_(node_ids), MemoryNode.last_accessed_at < at]
-        if user_id is not None:
-            where.append(MemoryNode.user_id == user_id)
+        mine = [MemoryNode.user_id == user_id] if user_id is not None else []
+        where = [*mine, MemoryNode.id.in_(node_ids), MemoryNode.last_accessed_at < at]
         session.execute(update(MemoryNode).where(*where).values(last_accessed_at=at))
 
 

@@ -95,7 +95,12 @@ def perceive(
             if is_repeat(description, recent_descriptions(session, user_id, kind, REPEAT_WINDOW)):
                 log.info("a repeat of a recent observation: not stored")
                 return None
-            if session.scalar(select(MemoryNode.id).where(MemoryNode.dedupe_key == dedupe_key)) is not None:
+            if (
+                session.scalar(
+                    select(MemoryNode.id).where(MemoryNode.user_id == user_id, MemoryNode.dedupe_key == dedupe_key)
+                )
+                is not None
+            ):
                 return None  # a redelivery: stored before, and no model call to repeat
         draft = perceive_observation(
             get_port(),
@@ -179,7 +184,7 @@ def _reflect(user_id: str, run_id: str) -> int:
         if user.importance_trigger_curr > 0:
             return 0  # another run reflected and reset the counter meanwhile
         stored = [node_id for d in reflection.thoughts if (node_id := insert_node(session, d.columns())) is not None]
-        mark_accessed(session, sorted(reflection.accessed), now)
+        mark_accessed(session, sorted(reflection.accessed), now, user_id)
         user.importance_trigger_curr = user.importance_trigger_max
     log.info("reflected: %d thoughts; trigger reset", len(stored))
     return len(stored)

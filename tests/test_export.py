@@ -47,7 +47,7 @@ from tests.test_forget_user import PLANTERS, plant_rows
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 EXPORTED_AT = datetime(2026, 12, 1, 8, 30, tzinfo=UTC)
-VECTOR = b"VECTOR-BYTES-NOT-EXPORTED"  # the embedding every planted node carries: never in a document
+VECTOR = b"VECTOR-BYTES-NOT-EXPORTED"  # the stored embedding every planted node carries: never in a document
 
 
 def plant(user: str, needle: str, names_in_payload: str | None = None) -> dict[str, Any]:
@@ -73,14 +73,14 @@ def plant(user: str, needle: str, names_in_payload: str | None = None) -> dict[s
                       Writer.ANCHOR, T0)  # fmt: skip
         assert door is not None
         event = MemoryNode(user_id=user, node_type="event", created_at=T0, subject="user", predicate="has",
-                           object="dog", description=f"the user has a dog {needle}", embedding=VECTOR,
+                           object="dog", description=f"the user has a dog {needle}", stored_embedding=VECTOR,
                            embedding_model="test", poignancy=4, keywords='["dog"]', source_message_id=message_id,
                            conversation_id=conv.id)  # fmt: skip
         s.add(event)
         s.flush()
         thought = MemoryNode(user_id=user, node_type="thought", created_at=T0 + timedelta(hours=1), subject="user",
                              predicate="loves", object="dog", description=f"they love their dog {needle}",
-                             embedding=VECTOR, embedding_model="test", poignancy=6, depth=1,
+                             stored_embedding=VECTOR, embedding_model="test", poignancy=6, depth=1,
                              evidence=json.dumps([event.id]), keywords='["dog", "love"]')  # fmt: skip
         s.add(thought)
         s.flush()

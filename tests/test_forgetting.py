@@ -118,7 +118,7 @@ def test_forgetting_one_memory_leaves_its_words_nowhere_and_keeps_the_rest(migra
         assert json.loads(nodes[ids["both"]].evidence) == [ids["e2"]]
         chat = nodes[ids["chat"]]
         assert KEPT in chat.description and len(json.loads(chat.evidence)) == 2
-        assert chat.embedding == EMBEDDER.embed([chat.description])[0].astype("float32").tobytes()
+        assert chat.embedding == EMBEDDER.embed([chat.description])[0].astype("float16").astype("float32").tobytes()
         texts = dict(s.execute(select(InboundMessage.message_id, InboundMessage.text).where(
             InboundMessage.user_id == user)).all())  # fmt: skip
         assert texts == {ids["m1"]: FORGOTTEN_TEXT, ids["m2"]: f"I watched a {KEPT} today"}

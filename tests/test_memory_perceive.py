@@ -57,7 +57,9 @@ def test_each_turn_becomes_an_event_node_and_drains_the_trigger_by_its_poignancy
     got = sorted(nodes(user), key=lambda n: n.source_message_id)  # two worker processes: any insert order
     assert [n.description for n in got] == texts and {n.node_type for n in got} == {"event"}
     assert all(len(n.embedding) == 4 * 512 and n.subject and n.predicate and n.object for n in got)
-    assert abs(np.linalg.norm(np.frombuffer(got[1].embedding, dtype=np.float32)) - 1) < 1e-5
+    assert (
+        abs(np.linalg.norm(np.frombuffer(got[1].embedding, dtype=np.float32)) - 1) < 1e-3
+    )  # stored as float16 (ella.memory.vectors)
     assert got[1].poignancy > got[2].poignancy  # a death weighs more than breakfast
     assert trigger(user) == get_settings().importance_trigger_max - sum(n.poignancy for n in got)
     assert [n.source_message_id for n in got] == [f"{user}-{i}" for i in range(3)]

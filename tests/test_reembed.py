@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from adapters.db import session_scope
 from ella.embeddings import HashingEmbedder
+from ella.memory import vectors
 from models import MemoryNode, User
 
 OLD_MODEL = "some-retired-model-384"
@@ -51,10 +52,10 @@ def test_reembedding_pages_through_every_node_of_another_model_and_reports_progr
     with session_scope() as s:
         nodes = s.scalars(select(MemoryNode).order_by(MemoryNode.id)).all()
         assert {n.embedding_model for n in nodes} == {embedder.model_id}
-        for node in nodes:  # each vector is its own description's, in the new model's space
-            np.testing.assert_array_equal(
-                np.frombuffer(node.embedding, np.float32), embedder.embed([node.description])[0]
-            )
+        for node in nodes:  # each vector is its own description's, in the new model's space, stored compact
+            assert node.embedding_format == vectors.FLOAT16
+            expected = np.asarray(embedder.embed([node.description])[0], np.float32).astype(np.float16)
+            np.testing.assert_array_equal(np.frombuffer(node.embedding, np.float32), expected.astype(np.float32))
 
 
 def test_the_status_says_how_many_memories_are_left_to_reembed(migrated_db) -> None:

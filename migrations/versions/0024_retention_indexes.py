@@ -9,7 +9,7 @@ On PostgreSQL each index is built CONCURRENTLY, outside the migration's transact
 per message, and a plain CREATE INDEX would hold their writes for the whole build.
 
 Revision ID: 0024
-Revises: 0022
+Revises: 0023
 Create Date: 2026-12-02
 """
 
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0024"
-down_revision: str | None = "0022"
+down_revision: str | None = "0023"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
