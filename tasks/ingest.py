@@ -63,7 +63,7 @@ from models.outbox import OutboxRecord
 from models.pending_effects import Effect, owe
 from models.selflog import add_entries
 from models.turns import find_message, store_exchange
-from models.user import touch_user
+from models.user import User, touch_user
 from workers import effects, events
 from workers.app import app
 from workers.logs import user_scope
@@ -292,16 +292,18 @@ def draw_named_pictures(payload: IngestPayload, outcome: ReplyOutcome, hold: str
     carries their references (``store_turn``'s ``show_unshown``), not the next reply that names them (issue 36:
     they used to be drawn by ``ella.draw_image_anchors`` after the commit, one reply late). A picture is drawn
     once ever (``adapters.images.get_or_create``), so this costs one indexed lookup per named entity after that.
-    Outside any transaction: a render may take seconds. A brand-new user's row is made first (the reply's
-    context has usually made it already), so their very first reply carries its picture too. A failure never
+    Outside any transaction: a render may take seconds. A brand-new user's row is made first when the reply's
+    context did not make it (it does today: ``read_world``'s prepare), so their very first reply carries its
+    picture too. A failure never
     costs the user the reply: the turn still owes ``ella.draw_image_anchors``, which draws it, and a later reply
     naming it carries it."""
     named = named_pictures(outcome, hold)
     if not named:
         return
     try:
-        with session_scope() as session:  # one upsert: the row storing the turn makes is this one
-            touch_user(session, payload.user_id, payload.sent_at, new_user_defaults(get_settings()))
+        with session_scope() as session:  # the row storing the turn makes (the context's load made it already)
+            if session.get(User, payload.user_id) is None:
+                touch_user(session, payload.user_id, payload.sent_at, new_user_defaults(get_settings()))
         draw_pictures(payload.user_id, named)
     except Exception as exc:  # noqa: BLE001  (any failure: the owed task draws it; the reply goes out regardless)
         log.warning("pictures of %s not drawn before the reply: %s", [n.entity for n in named], type(exc).__name__)
