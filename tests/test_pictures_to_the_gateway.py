@@ -115,7 +115,17 @@ def _send(user: str, text: str) -> tuple[OutboxRecord, list[dict[str, Any]]]:
     with autocommit_scope() as s:
         record = s.scalars(select(OutboxRecord).where(OutboxRecord.in_reply_to == message_id)).one()
     entry = outbox_entry(record)
-    return record, json.loads(entry.images) if entry.images else []
+    references = json.loads(entry.images) if entry.images else []
+    _check_references(references)
+    return record, references
+
+
+def _check_references(references: list[dict[str, Any]]) -> None:
+    """The references as the outbox entry's schema describes its ``images`` JSON (``contentSchema``)."""
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((Path(__file__).parents[1] / "docs" / "schemas" / "outbox_entry.schema.json").read_text())
+    Draft202012Validator(schema["properties"]["images"]["contentSchema"]).validate(references)
 
 
 def _fetch(url: str) -> bytes:
