@@ -336,7 +336,8 @@ def draw(user_id: str, entities: Sequence[Named | str]) -> Counter[str]:
             facts = [f for f in facts if f.subject == visual.subject]
             if facts:
                 looks[item.entity] = min(facts, key=lambda f: (TIER_RANK[Tier(f.tier)], -f.id))
-        drawn = images.entities_of(session, user_id)
+        # what the cap on new things counts, read only when a reply names one
+        drawn = images.entities_of(session, user_id) if any(n.prompt for n in named) else set()
     limit = get_settings().image_max_entities
     for item in named:
         if world_images.is_visual(item.entity):

@@ -267,3 +267,40 @@ def test_the_offline_engine_names_a_place_now_and_then_and_that_reply_carries_it
         assert hashlib.sha256(_fetch(reference["url"])).hexdigest() == reference["sha256"]
     assert renders.renders == len(shown)  # each drawn once, by the reply that first named it
     get_settings.cache_clear()
+
+
+@pytest.mark.domain
+def test_her_own_statements_name_new_places_and_things_and_what_is_no_thing_is_not_drawn():
+    from ella.world.images import MAX_NEW_THINGS_PER_REPLY, Named, pictured, thing_entity
+
+    said = [
+        {"content": "I walked down to the Loch this morning", "things": ["the Loch"]},
+        {"content": "The cat followed me past her garden gate", "things": ["the cat", "her garden gate", "you"]},
+        {"content": "I sat by the harbour", "things": ["the harbour", "my mood", "the old boathouse"]},
+    ]
+    found = pictured(said)
+    assert [n.entity for n in found] == ["cat", "shore", "loch", "garden_gate"]  # the four's words first, then things
+    loch = next(n for n in found if n.entity == "loch")
+    assert "the Loch" in loch.prompt and "I walked down to the Loch this morning" in loch.prompt
+    assert next(n for n in found if n.entity == "cat") == Named("cat")  # its look is the ledger's, not her words
+    assert len([n for n in found if n.prompt]) == MAX_NEW_THINGS_PER_REPLY  # the boathouse waits for a later reply
+    assert [thing_entity(t) for t in ("user", "my mood", "a walk on 2 feet", "the lighthouse at the end of it")] == [
+        None, None, None, None]  # fmt: skip
+    assert pictured([{"content": "I love the loch"}]) == []  # a word alone is no thing: she names it in things
+    assert pictured([{"content": "x", "things": "the loch"}]) == []  # not a list: nothing
+
+
+def test_a_users_world_gets_at_most_the_configured_number_of_things(migrated_db, tmp_path, renders, monkeypatch):
+    from adapters.images import draw
+    from adapters.settings import get_settings
+    from ella.world.images import Named
+
+    monkeypatch.setenv("ELLA_IMAGE_DIR", str(tmp_path / "images"))
+    monkeypatch.setenv("ELLA_IMAGE_MAX_ENTITIES", "1")
+    get_settings.cache_clear()
+    user = _user()
+    assert draw(user, [Named("loch", "the loch at dawn")]) == {"rendered": 1}
+    assert draw(user, [Named("lighthouse", "the lighthouse"), Named("loch", "the loch again")]) == {
+        "over_limit": 1, "already_drawn": 1}  # fmt: skip
+    assert renders.renders == 1
+    get_settings.cache_clear()
