@@ -110,10 +110,13 @@ class S3ImageStore:
         return True
 
     def media_type(self, sha256: str) -> str | None:
-        """The object's content type, set from the bytes' signature when it was put (one HEAD request)."""
+        """The object's content type, set from the bytes' signature when it was put (one HEAD request); None when
+        the store cannot say (the reference then says ``application/octet-stream``: a store that is away must not
+        fail the turn that carries it)."""
         try:
             stat = self._client.stat_object(self.bucket, check_sha256(sha256))
-        except S3Error:
+        except (S3Error, urllib3.exceptions.HTTPError, OSError) as exc:
+            log.warning("image store: no media type for a picture (%s)", type(exc).__name__)
             return None
         return stat.content_type
 

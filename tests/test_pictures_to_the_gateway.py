@@ -304,3 +304,14 @@ def test_a_users_world_gets_at_most_the_configured_number_of_things(migrated_db,
         "over_limit": 1, "already_drawn": 1}  # fmt: skip
     assert renders.renders == 1
     get_settings.cache_clear()
+
+
+def test_a_store_that_is_away_gives_no_media_type_instead_of_failing_the_turn_that_carries_the_picture():
+    """The reference is built in the turn's transaction: an S3 server that went away after the drawing makes the
+    media type unknown (``application/octet-stream``), never a failed reply; the URL is signed locally."""
+    from adapters.image_s3 import S3ImageStore
+
+    store = S3ImageStore(f"http://127.0.0.1:{_free_port()}", "ella-images", ACCESS, SECRET)  # nothing listens
+    sha = hashlib.sha256(b"gone").hexdigest()
+    assert store.media_type(sha) is None
+    assert store.link(sha, datetime.now(UTC)).url.startswith("http://127.0.0.1:")
