@@ -1,7 +1,8 @@
 """Image anchors, wired: ``get_or_create`` renders an entity's picture on its first reference and never again.
 
 The rule (which version is current, when a new one may be drawn) is ``ella.world.images.decide``; the index is
-``models.images``; the bytes are in the content-addressed store under ``settings.image_path``.
+``models.images``; the bytes are in the content-addressed image store (``image_store``: files under
+``settings.image_path`` on the embedded default, an S3-compatible bucket in compose, ``adapters.image_s3``).
 
 Single flight, so sixteen workers that reference the loch at once pay for one render:
 1. a reference whose current anchor stands costs one indexed query (``models.images.current``), no lock;
@@ -21,15 +22,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import redis
@@ -47,10 +48,11 @@ from ella.world.images import (
     Decision,
     ImageAnchor,
     ImageGenerator,
+    ImageStore,
+    Named,
     OfflineImages,
     Successor,
     decide,
-    image_type,
     next_version,
     sha256_of,
 )
@@ -67,7 +69,7 @@ _BYTES_LOCK_S = 30.0
 
 
 class ImageSettingsError(RuntimeError):
-    """``image_provider=http`` without an ``image_api_url``."""  # auto without one is offline
+    """``image_provider=http`` without an ``image_api_url``, or ``image_store=s3`` without its endpoint and keys."""
 
 
 def image_generator(settings: Settings | None = None) -> ImageGenerator:
@@ -83,16 +85,39 @@ def image_generator(settings: Settings | None = None) -> ImageGenerator:
     return HttpImages(settings.image_api_url, settings.image_api_key, settings.image_timeout_s)
 
 
-def image_store(settings: Settings | None = None) -> ContentStore:
-    return ContentStore((settings or get_settings()).image_path)
+_STORES: dict[tuple[Any, ...], ImageStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def image_store(settings: Settings | None = None) -> ImageStore:
+    """This process's image store, from the settings: the local files (``image_store`` local, the default) or the
+    S3-compatible bucket (s3). One S3 client per process and configuration (its connection pool is not shared
+    across a fork)."""
+    settings = settings or get_settings()
+    if settings.image_store == "local":
+        return ContentStore(settings.image_path)
+    if not (settings.s3_endpoint and settings.s3_access_key and settings.s3_secret_key):
+        raise ImageSettingsError("image_store=s3 needs ELLA_S3_ENDPOINT, ELLA_S3_ACCESS_KEY and ELLA_S3_SECRET_KEY")
+    access, secret = settings.s3_access_key.get_secret_value(), settings.s3_secret_key.get_secret_value()
+    key = (os.getpid(), settings.s3_endpoint, settings.s3_public_endpoint, settings.s3_bucket, settings.s3_region,
+           access, hashlib.sha256(secret.encode()).hexdigest(), settings.image_url_expiry_s)  # fmt: skip
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            from adapters.image_s3 import S3ImageStore
+
+            store = S3ImageStore(settings.s3_endpoint, settings.s3_bucket, access, secret, region=settings.s3_region,
+                                 public_endpoint=settings.s3_public_endpoint,
+                                 expiry_s=settings.image_url_expiry_s)  # fmt: skip
+            _STORES[key] = store
+    return store
 
 
 @dataclass(frozen=True)
 class Anchored:
-    """What a reference gets: the current anchor, the path of its bytes, and whether this call rendered."""
+    """What a reference gets: the current anchor and whether this call rendered it."""
 
     anchor: ImageAnchor
-    path: Path
     rendered: bool
 
 
@@ -103,7 +128,7 @@ def get_or_create(
     fact_id: int | None = None,
     *,
     generator: ImageGenerator | None = None,
-    store: ContentStore | None = None,
+    store: ImageStore | None = None,
     now: datetime | None = None,
 ) -> Anchored:
     """The current anchor of ``entity`` for the user, rendered from ``prompt`` if this is the first reference.
@@ -115,24 +140,24 @@ def get_or_create(
     store = store or image_store()
     found = _look(user_id, entity)
     if found is not None and decide(*found) is Decision.USE:
-        return Anchored(found[0], store.path(found[0].sha256), False)
+        return Anchored(found[0], False)
     with _render_lock(user_id, entity):
         found = _look(user_id, entity)
         current, successor = found if found is not None else (None, None)
         decision = decide(current, successor)
         if current is not None and decision is Decision.USE:
-            return Anchored(current, store.path(current.sha256), False)
+            return Anchored(current, False)
         data = (generator or image_generator()).render(prompt)
         drawn_from = successor.fact_id if decision is Decision.REDRAW and successor is not None else fact_id
         anchor = _keep(store, data, user_id, entity, prompt, drawn_from, current, now or utcnow())
         if anchor is not None:
             log.info("rendered image anchor %s v%d (%d bytes)", entity, anchor.version, len(data))
-            return Anchored(anchor, store.path(anchor.sha256), True)
+            return Anchored(anchor, True)
     # Lost to a writer the lock did not hold back: theirs is the anchor.
     found = _look(user_id, entity)
     if found is None:
         raise LookupError(f"no image anchor {entity!r} for this user after a conflicting write (user erased?)")
-    return Anchored(found[0], store.path(found[0].sha256), True)
+    return Anchored(found[0], True)
 
 
 def _look(user_id: str, entity: str) -> tuple[ImageAnchor, Successor | None] | None:
@@ -141,7 +166,7 @@ def _look(user_id: str, entity: str) -> tuple[ImageAnchor, Successor | None] | N
 
 
 def _keep(
-    store: ContentStore,
+    store: ImageStore,
     data: bytes,
     user_id: str,
     entity: str,
@@ -169,7 +194,7 @@ class _Lost(Exception):
     """The version this writer meant to supersede was superseded by another writer first."""
 
 
-def _drop_if_unreferenced(store: ContentStore, sha: str) -> bool:
+def _drop_if_unreferenced(store: ImageStore, sha: str) -> bool:
     """Delete the file of ``sha`` unless an anchor row references it (the caller holds the hash's lock)."""
     with autocommit_scope() as session:
         if images.referenced(session, [sha]):
@@ -278,40 +303,58 @@ def renders_under_concurrency(n: int = 16, delay_s: float = 0.2) -> int:
     return counting.renders
 
 
-def image_reference(row: ImageAnchorRow) -> dict[str, Any]:
-    """What the gateway is given of a picture: its id, entity, version, content hash and media type. The bytes
-    are the file named by the hash in the image store (``ELLA_IMAGE_DIR``; the gateway mounts it read-only)."""
-    path = image_store().path(row.sha256)
-    try:
-        with open(path, "rb") as handle:
-            media = image_type(handle.read(16))
-    except OSError:
-        media = None
+def image_reference(
+    row: ImageAnchorRow, store: ImageStore | None = None, now: datetime | None = None
+) -> dict[str, Any]:
+    """What the gateway is given of a picture: its id, entity, version, content hash, media type, and the URL it
+    fetches the bytes from (``url``: a ``file://`` URL of the local store's file, or a presigned GET URL of the
+    S3 bucket) with when that URL stops working (``url_expires_at``, ISO-8601 UTC; "" for a file URL)."""
+    store = store or image_store()
+    link = store.link(row.sha256, now or utcnow())
     return {"id": f"image:{row.id}", "entity": row.entity, "version": row.version, "sha256": row.sha256,
-            "media_type": media or "application/octet-stream"}  # fmt: skip
+            "media_type": store.media_type(row.sha256) or "application/octet-stream", "url": link.url,
+            "url_expires_at": link.expires_at.isoformat() if link.expires_at else ""}  # fmt: skip
 
 
-def draw(user_id: str, entities: list[str]) -> Counter[str]:
-    """Draw each named entity's picture unless it is drawn already, from the world's live look of it; counts of
-    what happened. Here, not in ``tasks.images``: the ingest task draws before it stores the reply (so the reply
-    carries the picture), and the drawing task after it, and a task module imports no other."""
+def draw(user_id: str, entities: Sequence[Named | str]) -> Counter[str]:
+    """Draw each named entity's picture unless it is drawn already: one of the four ``VISUALS`` from the world's
+    live look of it, any other thing of her world from the prompt her words made of it (``Named.prompt``);
+    counts of what happened. Here, not in ``tasks.images``: the ingest task draws before it stores the reply (so
+    the reply carries the picture), and the drawing task after it, and a task module imports no other."""
+    named = [Named(item) if isinstance(item, str) else item for item in entities]  # a bare entity: one of VISUALS
     counts: Counter[str] = Counter()
     with autocommit_scope() as session:
         if session.get(User, user_id) is None:  # erased meanwhile, or never seen: nothing of theirs is drawn
-            counts["no_user"] += len(entities)
+            counts["no_user"] += len(named)
             return counts
         looks = {}
-        for entity in entities:
-            visual = world_images.visual(entity)
+        for item in named:
+            if not world_images.is_visual(item.entity):
+                continue
+            visual = world_images.visual(item.entity)
             facts = current(session, user_id, visual.subject)
             facts = [f for f in facts if f.subject == visual.subject]
             if facts:
-                looks[entity] = min(facts, key=lambda f: (TIER_RANK[Tier(f.tier)], -f.id))
-    for entity in entities:
-        fact = looks.get(entity)
-        if fact is None:
-            counts["no_fact"] += 1  # the world has no say on its look yet: drawn on a later reference
+                looks[item.entity] = min(facts, key=lambda f: (TIER_RANK[Tier(f.tier)], -f.id))
+        # what the cap on new things counts, read only when a reply names one
+        drawn = images.entities_of(session, user_id) if any(n.prompt for n in named) else set()
+    limit = get_settings().image_max_entities
+    for item in named:
+        if world_images.is_visual(item.entity):
+            fact = looks.get(item.entity)
+            if fact is None:
+                counts["no_fact"] += 1  # the world has no say on its look yet: drawn on a later reference
+                continue
+            prompt, fact_id = world_images.prompt_for(item.entity, fact.object), fact.id
+        elif not item.prompt:
+            counts["no_prompt"] += 1  # a thing named without her words about it (an old task): nothing to draw from
             continue
-        anchored = get_or_create(user_id, entity, world_images.prompt_for(entity, fact.object), fact.id)
+        elif item.entity not in drawn and len(drawn) >= limit:
+            counts["over_limit"] += 1  # the user's world has as many pictures as a world may have
+            continue
+        else:
+            prompt, fact_id = item.prompt, None
+        anchored = get_or_create(user_id, item.entity, prompt, fact_id)
+        drawn.add(item.entity)
         counts["rendered" if anchored.rendered else "already_drawn"] += 1
     return counts

@@ -363,6 +363,29 @@ class Settings(BaseSettings):
     image_api_key: SecretStr | None = Field(None, description="Bearer token of image_api_url (environment only).")
     image_timeout_s: float = Field(120.0, gt=0, description="One render's HTTP budget; also the render lock's wait.")
     image_dir: Path | None = Field(None, description="The image store (files named by sha256); unset: var_dir/images.")
+    image_store: Literal["local", "s3"] = Field(
+        "local",
+        description="Where pictures are kept: local (files under image_dir, linked by file:// URLs) or s3 (an "
+        "S3-compatible bucket such as compose's MinIO, linked by presigned GET URLs).",
+    )
+    image_max_entities: int = Field(
+        200, ge=1, description="Most things of her world drawn per user (a cost bound on new places and things)."
+    )
+    s3_endpoint: str | None = Field(None, description="The S3 API the workers use (image_store s3): http://minio:9000.")
+    s3_public_endpoint: str | None = Field(
+        None,
+        description="The S3 API as the gateway reaches it, the host presigned URLs are signed for; unset: s3_endpoint.",
+    )
+    s3_bucket: str = Field("ella-images", description="The pictures' bucket (made on first use when missing).")
+    s3_region: str = Field("us-east-1", description="The region URLs are signed for (MinIO's default).")
+    s3_access_key: SecretStr | None = Field(None, description="The S3 access key (environment only, never logged).")
+    s3_secret_key: SecretStr | None = Field(None, description="The S3 secret key (environment only, never logged).")
+    image_url_expiry_s: int = Field(
+        604800,
+        ge=60,
+        le=604800,
+        description="How long a presigned picture URL works: 7 days by default, the most S3's signatures allow.",
+    )
     forget_hmac_key: SecretStr = Field(
         SecretStr("ella-development-forget-secret"),
         description="Key of the erased users' tombstones (HMAC of the user id): set your own in production, "
@@ -387,6 +410,10 @@ class Settings(BaseSettings):
         "metrics_basic_auth",
         "image_api_key",
         "image_api_url",
+        "s3_endpoint",
+        "s3_public_endpoint",
+        "s3_access_key",
+        "s3_secret_key",
         "metrics_dir",
         "gateway_signing_key",
         mode="before",

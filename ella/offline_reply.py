@@ -24,6 +24,7 @@ from typing import Any
 
 from ella.ledger.past import asks_about_the_past, parse_line
 from ella.lexicon import TOPICLESS_WORDS, stem
+from ella.offline_world import walk_line
 from ella.readers import PAST_QUESTION, reads_as
 from ella.world.tickers import BOOK_SUBJECT, HAPPENING_SUBJECT, MOOD_SUBJECT
 
@@ -250,7 +251,8 @@ def _mood_words(mood: str) -> str:
 
 def world_line(world: Mapping[str, Any], mood: str, text: str) -> str:
     """One thing of Ella's day, for a greeting or a goodbye: the book she is reading (and how far she is), what
-    happened around her, or her mood; "" when the world has not been read."""
+    happened around her, her mood, or a walk to a place of her world (``ella.offline_world.walk_line``: its first
+    naming draws the place's picture); "" when the world has not been read."""
     book = world.get(BOOK_SUBJECT)
     happening = world.get(HAPPENING_SUBJECT)
     feeling = world.get(MOOD_SUBJECT)
@@ -268,7 +270,9 @@ def world_line(world: Mapping[str, Any], mood: str, text: str) -> str:
         lines.append(f"I'm feeling {_mood_words(feeling)} today.")
     if not lines:
         return ""
-    return lines[zlib.crc32(text.encode("utf-8", "surrogatepass")) % len(lines)]
+    key = zlib.crc32(text.encode("utf-8", "surrogatepass"))
+    lines.append(walk_line(key // len(lines)))  # a place of her world now and then: its first naming draws it
+    return lines[key % len(lines)]
 
 
 PAST_CLOSING = "I still think of it fondly."

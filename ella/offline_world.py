@@ -25,6 +25,28 @@ from ella.ledger.anchors import WEATHER_SUBJECT
 from ella.world.tickers import BOOK_SUBJECT, MOOD_SUBJECT
 
 LANGUAGES = ("en", "de", "es", "fr", "it")
+
+# --- places of her world the engine's Ella walks to and names -------------------------------------------------------
+
+# What the Anthropic path's model names in a self-statement's "things" when Ella speaks of a place of her world;
+# the engine's greetings name one of these now and then, so its replies draw pictures too (its first naming
+# draws the place's picture: ella.world.images.pictured). The loch first: the seed's "Ella discovers the loch".
+PLACES = ("the loch", "the lighthouse", "the cliff path", "the old boathouse", "the harbour")
+WALK = "I walked down to {place} this morning, and it was lovely and quiet."
+
+
+def walk_line(key: int) -> str:
+    """A walk to one place of her world (picked by ``key``, a hash of the message: the same message, the same
+    place), as Ella tells it in a greeting."""
+    return WALK.format(place=PLACES[key % len(PLACES)])
+
+
+def things_named(statement: str) -> list[str]:
+    """The places of her world a statement of Ella's names (its "things", as the model lists them)."""
+    said = statement.casefold()
+    return [place for place in PLACES if re.search(rf"\b{re.escape(place)}\b", said)]
+
+
 TIER_ORDER = {"canon": 0, "observed": 1, "rumored": 2}
 
 # --- which thing of her world a message asks about, per language ------------------------------------------------

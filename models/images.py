@@ -133,6 +133,11 @@ def hashes_of(session: Session, user_id: str) -> set[str]:
     return set(session.scalars(select(ImageAnchorRow.sha256).where(ImageAnchorRow.user_id == user_id)))
 
 
+def entities_of(session: Session, user_id: str) -> set[str]:
+    """Every entity the user's world has a picture of (any version): what the cap on new things counts."""
+    return set(session.scalars(select(ImageAnchorRow.entity).where(ImageAnchorRow.user_id == user_id).distinct()))
+
+
 def referenced(session: Session, hashes: Iterable[str]) -> set[str]:
     """Which of ``hashes`` some anchor row (of any user) still points at."""
     wanted = sorted(set(hashes))

@@ -1,4 +1,5 @@
-"""Image anchors drawn on their first reference: Ella's reply names the cottage door, its picture is drawn then.
+"""Image anchors drawn on their first reference: Ella's reply names the cottage door or the loch, its picture is
+drawn then.
 
 The ingest task draws a reply's pictures before it stores the reply, so the reply carries them
 (``tasks.ingest.draw_named_pictures``); this task, owed by the turn and sent after its commit, is the backstop: it
@@ -22,9 +23,13 @@ log = logging.getLogger(__name__)
 
 
 @app.task(name=TaskName.DRAW_IMAGE_ANCHORS, base=ReliableTask, bind=True)
-def draw_image_anchors(self: ReliableTask, user_id: str, entities: list[str]) -> dict[str, int]:
-    """Pictures for the entities a reply named (idempotent: a drawn picture is never drawn again)."""
-    known = [entity for entity in entities if entity in {v.entity for v in images.VISUALS}]
-    counts = draw(user_id, known)
+def draw_image_anchors(
+    self: ReliableTask, user_id: str, entities: list[str], prompts: dict[str, str] | None = None
+) -> dict[str, int]:
+    """Pictures for the entities a reply named (idempotent: a drawn picture is never drawn again). ``prompts``:
+    for a thing of her world that is none of the ``VISUALS``, the prompt her words made of it."""
+    prompts = prompts or {}
+    known = [e for e in entities if images.is_visual(e) or prompts.get(e)]
+    counts = draw(user_id, [images.Named(e, "" if images.is_visual(e) else prompts[e]) for e in known])
     counts["unknown_entity"] += len(entities) - len(known)
     return {key: value for key, value in counts.items() if value}

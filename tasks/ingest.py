@@ -64,6 +64,7 @@ from models.outbox import OutboxRecord
 from models.pending_effects import Effect, PendingEffects, owe
 from models.selflog import add_entries
 from models.turns import find_message, store_exchange
+from models.user import User, touch_user
 from workers import effects, events
 from workers.app import app
 from workers.logs import user_scope
@@ -148,8 +149,8 @@ def store_turn(
     # a held turn's generated answer keeps no self-statements: they may repeat a planted instruction
     if outcome.self_statements and hold != Hold.MANIPULATION.value:
         add_entries(session, payload.user_id, utcnow(), outcome.self_statements, payload.message_id, outcome.made_by)
-    named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
-    shown = show_unshown(session, payload.user_id, named, utcnow())  # pictures drawn before, not yet given
+    named = named_pictures(outcome, hold)
+    shown = show_unshown(session, payload.user_id, [n.entity for n in named], utcnow())  # drawn, not yet given
     if shown:
         record.images = json.dumps([image_reference(row) for row in shown], separators=(",", ":"))
     if say is not None and say.changes:
@@ -189,13 +190,14 @@ def follow_of(payload: IngestPayload, outcome: ReplyOutcome, hold: str | None) -
     return follow
 
 
-def turn_effects(payload: IngestPayload, follow: dict[str, Any], named: list[str]) -> list[Effect]:
+def turn_effects(payload: IngestPayload, follow: dict[str, Any], named: list[images.Named]) -> list[Effect]:
     """What the committed turn owes under its message id: its memory and its facts (neither for a memory request;
     no facts from a turn the guard held) and the pictures its reply named. (The memo of a conversation it closed
     is owed under that conversation: forgetting this message must not take the memo with it.)"""
     owed: list[Effect] = []
     if named:  # Ella's own words named her door, her cat...: a first reference draws its picture
-        owed.append(events.pictures_of(user_id=payload.user_id, entities=named))
+        prompts = {n.entity: n.prompt for n in named if n.prompt}
+        owed.append(events.pictures_of(user_id=payload.user_id, entities=[n.entity for n in named], prompts=prompts))
     if "say" in follow:
         return owed
     turn: dict[str, Any] = {"user_id": payload.user_id, "message_id": payload.message_id, "text": payload.text}
@@ -267,7 +269,7 @@ def ingest(
         record_dead_letter(TaskName.INGEST_MESSAGE, task_id, reason, [], kwargs)
     usage = held_usage_rows()
     hold = turn_hold(outcome, payload.text)
-    draw_named_pictures(payload, outcome)
+    draw_named_pictures(payload, outcome, hold)
     try:
         with session_scope() as session:
             record = store_turn(session, payload, outcome, task_id, hold)
@@ -296,20 +298,35 @@ def ingest(
     return publish(record, wait_until(publish_by), external_id, then=then), follow
 
 
-def draw_named_pictures(payload: IngestPayload, outcome: ReplyOutcome) -> None:
+def named_pictures(outcome: ReplyOutcome, hold: str | None) -> list[images.Named]:
+    """The pictures the reply's own statements name (``ella.world.images.pictured``): her door or cat, or a place
+    or thing of her world she names ("the loch"). None for a turn held for manipulation: its statements are not
+    kept (they may repeat a planted instruction) and are not drawn either."""
+    if hold == Hold.MANIPULATION.value:
+        return []
+    return images.pictured(outcome.self_statements or [])
+
+
+def draw_named_pictures(payload: IngestPayload, outcome: ReplyOutcome, hold: str | None = None) -> None:
     """Draw the pictures this reply names for the first time before the turn is stored, so the reply itself
     carries their references (``store_turn``'s ``show_unshown``), not the next reply that names them (issue 36:
     they used to be drawn by ``ella.draw_image_anchors`` after the commit, one reply late). A picture is drawn
     once ever (``adapters.images.get_or_create``), so this costs one indexed lookup per named entity after that.
-    Outside any transaction: a render may take seconds. A failure never costs the user the reply: the turn still
-    owes ``ella.draw_image_anchors``, which draws it, and a later reply naming it carries it."""
-    named = images.referenced([str(s.get("content", "")) for s in outcome.self_statements or []])
+    Outside any transaction: a render may take seconds. A brand-new user's row is made first when the reply's
+    context did not make it (it does today: ``read_world``'s prepare), so their very first reply carries its
+    picture too. A failure never
+    costs the user the reply: the turn still owes ``ella.draw_image_anchors``, which draws it, and a later reply
+    naming it carries it."""
+    named = named_pictures(outcome, hold)
     if not named:
         return
     try:
+        with session_scope() as session:  # the row storing the turn makes (the context's load made it already)
+            if session.get(User, payload.user_id) is None:
+                touch_user(session, payload.user_id, payload.sent_at, new_user_defaults(get_settings()))
         draw_pictures(payload.user_id, named)
     except Exception as exc:  # noqa: BLE001  (any failure: the owed task draws it; the reply goes out regardless)
-        log.warning("pictures of %s not drawn before the reply: %s", named, type(exc).__name__)
+        log.warning("pictures of %s not drawn before the reply: %s", [n.entity for n in named], type(exc).__name__)
 
 
 def release_from_inbox(kwargs: dict[str, Any], exc: BaseException) -> None:

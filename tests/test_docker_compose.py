@@ -212,6 +212,10 @@ OPERATOR_ENV = {
     **{f"ELLA_PG_{role}_PASSWORD": f"pg-{role.lower()}" for role in ("OWNER", "WORKER", "BEAT", "INSPECT")},
     "POSTGRES_PASSWORD": "bootstrap",
     "ELLA_GATEWAY_SIGNING_KEY": "signing-key",
+    "MINIO_ROOT_USER": "minio-root",
+    "MINIO_ROOT_PASSWORD": "minio-root-password",
+    "ELLA_S3_ACCESS_KEY": "ella-worker",
+    "ELLA_S3_SECRET_KEY": "ella-worker-secret",
 }
 
 
@@ -775,3 +779,66 @@ def test_workers_run_as_production_and_compose_requires_the_gateways_signing_key
         settings = container_settings(SERVICES[name], monkeypatch)
         assert settings.env == "production" and settings.signing_refusal() is None, name
         assert settings.model_copy(update={"gateway_signing_key": None}).signing_refusal() is not None
+
+
+MINIO_POLICY = ROOT / "deploy" / "minio" / "images-policy.json"
+MINIO_INIT = ROOT / "deploy" / "minio" / "init.sh"
+
+
+def test_minio_keeps_the_pictures_on_a_named_volume_is_healthchecked_and_published_on_loopback_only():
+    """The pictures' object store: an official, pinned image, its data on a declared named volume, a healthcheck
+    that asks the server (its image has no curl), the S3 port on the host's loopback only, its administrator's
+    credentials required from the environment."""
+    minio = SERVICES["minio"]
+    assert re.fullmatch(r"minio/minio:RELEASE\.[0-9T-]+Z", minio["image"]), minio["image"]
+    assert argv(minio)[:2] == ["server", "/data"]
+    source = named_volume_at(minio, "/data")
+    assert source and source in (COMPOSE.get("volumes") or {})
+    assert health_test(minio) == ["CMD", "mc", "ready", "local"]
+    assert minio["ports"] == ["127.0.0.1:9000:9000"]
+    for variable in ("MINIO_ROOT_USER", "MINIO_ROOT_PASSWORD"):
+        with pytest.raises(ValueError, match=variable):
+            interpolate(environment(minio)[variable], OPERATOR_ENV | {variable: ""})
+
+
+def test_minio_init_makes_the_bucket_and_the_workers_user_with_a_policy_on_that_bucket_only():
+    """The one-shot runs after MinIO is healthy, makes the bucket the workers are configured with and the
+    workers' own user, whose policy names that bucket's objects and nothing else (no admin, no other bucket)."""
+    import json
+
+    init = SERVICES["minio-init"]
+    assert re.fullmatch(r"minio/mc:RELEASE\.[0-9T-]+Z", init["image"]), init["image"]
+    assert depends_on(init) == {"minio": "service_healthy"} and init["restart"] == "no"
+    assert init["entrypoint"] == ["sh", "/etc/ella/minio/init.sh"]
+    assert "./deploy/minio:/etc/ella/minio:ro" in init["volumes"]
+    script = MINIO_INIT.read_text()
+    bucket = environment(SERVICES["worker-inbound"])["ELLA_S3_BUCKET"]
+    assert f"mc mb --ignore-existing ella/{bucket}" in script
+    assert 'mc admin user add ella "$ELLA_S3_ACCESS_KEY" "$ELLA_S3_SECRET_KEY"' in script
+    assert 'mc admin policy attach ella ella-images --user "$ELLA_S3_ACCESS_KEY"' in script
+    policy = json.loads(MINIO_POLICY.read_text())
+    resources = {r for statement in policy["Statement"] for r in statement["Resource"]}
+    assert resources == {f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"}
+    actions = {a for statement in policy["Statement"] for a in statement["Action"]}
+    assert actions <= {"s3:GetBucketLocation", "s3:ListBucket", "s3:GetObject", "s3:PutObject", "s3:DeleteObject"}
+    assert all(statement["Effect"] == "Allow" for statement in policy["Statement"])
+
+
+def test_workers_keep_pictures_in_minio_as_their_own_user_after_the_bucket_is_made(monkeypatch):
+    """Every worker resolves the S3 store: MinIO's endpoint inside compose, the gateway's endpoint on the host's
+    loopback, keys compose requires (not MinIO's administrator's), and it starts after minio-init made the bucket
+    and the user."""
+    from adapters.images import image_store
+
+    for name in celery_services("worker"):
+        service = SERVICES[name]
+        env = environment(service)
+        for variable in ("ELLA_S3_ACCESS_KEY", "ELLA_S3_SECRET_KEY"):
+            assert re.fullmatch(rf"\$\{{{variable}:\?[^}}]+\}}", env[variable]), f"{name}: {variable} not required"
+        assert "MINIO_ROOT_PASSWORD" not in " ".join(env.values()), f"{name} gets MinIO's administrator's password"
+        assert depends_on(service).get("minio-init") == "service_completed_successfully", name
+        settings = container_settings(service, monkeypatch)
+        assert settings.image_store == "s3" and settings.s3_endpoint == "http://minio:9000"
+        assert settings.s3_public_endpoint == "http://127.0.0.1:9000"
+        assert settings.s3_access_key is not None and settings.s3_access_key.get_secret_value() == "ella-worker"
+        assert image_store(settings).name == "s3"  # the store the settings choose (a client; no request is made)

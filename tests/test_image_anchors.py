@@ -191,7 +191,7 @@ def test_a_second_reference_renders_nothing_and_costs_one_query(migrated_db, sto
         event.remove(get_engine(), "before_cursor_execute", count)
 
     assert counting.renders == 1 and first.rendered and not again.rendered
-    assert again.anchor == first.anchor and again.path == store.path(first.anchor.sha256)
+    assert again.anchor == first.anchor and store.has(first.anchor.sha256)
     assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1, statements
 
 
@@ -238,7 +238,7 @@ def _fact_by_user(user_id: str, obj: str) -> int:
 
 def test_erasure_removes_the_users_rows_and_bytes_but_not_bytes_another_user_shares(migrated_db, tmp_path, monkeypatch):
     from adapters.db import autocommit_scope
-    from adapters.images import get_or_create
+    from adapters.images import get_or_create, image_store
     from adapters.settings import get_settings
     from tasks.privacy import forget
 
@@ -249,19 +249,21 @@ def test_erasure_removes_the_users_rows_and_bytes_but_not_bytes_another_user_sha
         shared = get_or_create(gone, "loch", "the loch")  # the same prompt: the same offline bytes, one file
         own = get_or_create(gone, "cottage_door", f"a red door for {gone}")
         theirs = get_or_create(kept, "loch", "the loch")
-        assert shared.anchor.sha256 == theirs.anchor.sha256 and shared.path.is_file() and own.path.is_file()
+        store = image_store()
+        assert shared.anchor.sha256 == theirs.anchor.sha256
+        assert store.has(shared.anchor.sha256) and store.has(own.anchor.sha256)
 
         counts = forget(gone)
 
         assert counts["image_anchors"] == 2 and counts["images"] == 1
-        assert not own.path.exists() and theirs.path.is_file()
+        assert not store.has(own.anchor.sha256) and store.has(theirs.anchor.sha256)
         with autocommit_scope() as s:
             assert s.scalars(select(User.id).where(User.id == gone)).all() == []
             from models.images import all_versions
 
             assert all_versions(s, gone) == [] and len(all_versions(s, kept)) == 1
         assert forget(gone) == {}  # idempotent
-        assert forget(kept)["images"] == 1 and not theirs.path.exists()
+        assert forget(kept)["images"] == 1 and not store.has(theirs.anchor.sha256)
     finally:
         get_settings.cache_clear()
 
@@ -374,7 +376,7 @@ def test_world_show_lists_every_version_with_the_current_one_and_whether_its_byt
 ):
     from rich.console import Console
 
-    from adapters.images import get_or_create
+    from adapters.images import get_or_create, image_store
     from adapters.settings import get_settings
     from cli.world import print_image_anchors
 
@@ -386,7 +388,7 @@ def test_world_show_lists_every_version_with_the_current_one_and_whether_its_byt
         get_or_create(user, "cottage_door", "a red cottage door", red)
         blue = _supersede(user, red, "blue", Tier.CANON, Writer.OPERATOR)
         redrawn = get_or_create(user, "cottage_door", "a blue cottage door", blue)
-        redrawn.path.unlink()  # a lost file shows as missing, not as stored
+        image_store().remove(redrawn.anchor.sha256)  # a lost file shows as missing, not as stored
         console = Console(record=True, width=220)
 
         assert print_image_anchors(user, console) == 2

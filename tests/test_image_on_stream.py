@@ -53,6 +53,7 @@ def test_the_first_reply_showing_a_drawn_picture_carries_its_reference_and_later
     assert reference["entity"] == "front_door" and reference["sha256"] == sha
     assert reference["media_type"] == "image/png" and reference["id"].startswith("image:")
     assert (image_store().path(sha)).read_bytes() == data  # the bytes are the store's file named by the hash
+    assert reference["url"] == image_store().path(sha).as_uri() and reference["url_expires_at"] == ""
     assert json.loads(outbox_entry(first).images) == [reference]  # on the stream entry
     assert second.images is None and outbox_entry(second).images == ""
     with autocommit_scope() as s:

@@ -31,6 +31,7 @@ def test_ellas_words_naming_her_door_kitchen_cat_or_shore_are_references_and_loo
     assert images.referenced(said) == ["front_door", "kitchen", "cat"]
     assert images.referenced(["The doorbell rang", "I read a catalogue"]) == []
     assert images.referenced(["Walked down to the harbour before breakfast"]) == ["shore"]
+    assert images.referenced(["I walked down to the loch"]) == []  # the loch is a place of its own (pictured)
     assert images.prompt_for("front_door", "blue").startswith("The front door of Ella's small coastal cottage")
 
 

@@ -47,14 +47,18 @@ def no_env(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
 
 def test_masked_settings_hide_the_database_password_and_secrets() -> None:
     settings = Settings(
-        database_url="postgresql+psycopg://u:secret@h/db", anthropic_api_key="sk-ant-xyz", flower_basic_auth="admin:pw"
+        database_url="postgresql+psycopg://u:db-pw-xyz@h/db",
+        anthropic_api_key="sk-ant-xyz",
+        flower_basic_auth="admin:pw",
+        s3_secret_key="s3-pw-xyz",
     )
     masked = settings.masked()
     assert masked["database_url"] == "postgresql+psycopg://u:****@h/db"
     assert masked["anthropic_api_key"] == "****"
     assert masked["flower_basic_auth"] == "****"
+    assert masked["s3_secret_key"] == "****"
     dumped = json.dumps(masked, default=str)
-    assert "secret" not in dumped
+    assert "db-pw-xyz" not in dumped and "s3-pw-xyz" not in dumped  # (the password, not a field's name)
     assert "sk-ant-xyz" not in dumped
     assert "admin:pw" not in dumped
     # The real values are still there for the code that needs them.

@@ -77,10 +77,14 @@ def facts_of_turn(
     return Effect(TaskName.EXTRACT_FACTS, kwargs, repr({"user_id": user_id, "message_id": message_id}))
 
 
-def pictures_of(*, user_id: str, entities: list[str]) -> Effect:
+def pictures_of(*, user_id: str, entities: list[str], prompts: dict[str, str] | None = None) -> Effect:
     """Ella's reply named entities of her world that have pictures: ``ella.draw_image_anchors`` draws each one
-    not yet drawn (its first reference) and does nothing for the rest."""
-    return Effect(TaskName.DRAW_IMAGE_ANCHORS, {"user_id": user_id, "entities": entities})
+    not yet drawn (its first reference) and does nothing for the rest; ``prompts``: what a new thing of her
+    world (none of the four with a look in the ledger) is drawn from."""
+    kwargs: dict[str, Any] = {"user_id": user_id, "entities": entities}
+    if prompts:
+        kwargs["prompts"] = prompts
+    return Effect(TaskName.DRAW_IMAGE_ANCHORS, kwargs)
 
 
 def memo_of(conversation_id: int) -> Effect:

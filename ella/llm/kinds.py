@@ -399,6 +399,9 @@ class SelfStatement(CleanModel):
     content: Text300
     about: list[Text60] = Field(default_factory=list, max_length=5)
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    # The places and things of her world the statement names, that one could picture ("the loch", "the cat"): the
+    # first time one is named its picture is drawn (ella.world.images.pictured). Empty in answers from before.
+    things: list[Text60] = Field(default_factory=list, max_length=5)
 
 
 class Reply(KindOutput):
@@ -437,7 +440,12 @@ class Reply(KindOutput):
             reply="That sounds like a big week. I walked to the harbour this morning and thought of you. How are you?",
             perception=Perceived(score=6, subject="Sam", predicate="has", object="a job interview on Thursday"),
             self_statements=[
-                SelfStatement(content="I walked to the harbour this morning", about=["harbour", "user"], confidence=0.9)
+                SelfStatement(
+                    content="I walked to the harbour this morning",
+                    about=["harbour", "user"],
+                    confidence=0.9,
+                    things=["the harbour"],
+                )
             ],
             facts=[
                 ExtractedFact(

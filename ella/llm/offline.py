@@ -724,9 +724,17 @@ SELF_STATEMENT = re.compile(
 
 
 def self_statements(reply: str) -> list[dict[str, Any]]:
-    """The reply's own first-person statements about Ella's life (the rule engine's replies rarely make any)."""
+    """The reply's own first-person statements about Ella's life (the rule engine's replies rarely make any), each
+    with the places of her world it names (``things``, as the model lists them: the first naming draws one)."""
+    from ella.offline_world import things_named
+
     return [
-        {"content": m.group(0).strip(), "about": content_words(m.group(0))[:3], "confidence": 0.8}
+        {
+            "content": m.group(0).strip(),
+            "about": content_words(m.group(0))[:3],
+            "confidence": 0.8,
+            "things": things_named(m.group(0)),
+        }  # fmt: skip
         for m in SELF_STATEMENT.finditer(reply)
     ][:5]
 

@@ -10,9 +10,15 @@ a new version may be drawn, and the old one is kept (history, and a user who saw
 observed or rumored change, or a user's claim, never redraws: the seed's "canon gates visual regeneration".
 An anchor drawn from no fact never changes.
 
+What is drawn: the four entities whose look the ledger holds (her front door, kitchen, cat and the shore:
+``VISUALS``, named by their words in her statements), and any other place or thing of her world her own
+statement names for the first time (the statement's ``things``: "the loch"), drawn from her words about it then
+and never again (``pictured``).
+
 Here, in plain Python (no database, no network): the generator port, the offline generator (a deterministic
 picture drawn from the prompt, a small PNG made with zlib and struct, so the demo and the tests need no
-network), the content-addressed byte store (a file named by the sha256 of its bytes), and the rule above.
+network), the storage port (``ImageStore``) and its local-file store (a file named by the sha256 of its bytes),
+and the rules above.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ import os
 import struct
 import tempfile
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ella.ledger.rules import Tier
 
@@ -121,20 +128,54 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class ContentStore:
-    """Image bytes in a directory, one file per content, named by the sha256 of its bytes (hex).
+def check_sha256(sha256: str) -> str:
+    """``sha256`` when it is a lower-case hex digest (a store's key: never a path or a key of another shape)."""
+    if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
+        raise ValueError(f"not a sha256 hex digest: {sha256!r}")
+    return sha256
 
-    Why content-addressed: a file never changes once written (a new version is a new file), two writers of the
-    same bytes write the same file, and the index in the database holds only the hash.
-    """
+
+@dataclass(frozen=True)
+class Link:
+    """Where a gateway fetches a picture's bytes: a ``file://`` URL (the local store) or a presigned ``https://``
+    one (an S3-compatible store), and until when it works (None: it does not expire)."""
+
+    url: str
+    expires_at: datetime | None = None
+
+
+class ImageStore(Protocol):
+    """The port to where the bytes are kept, content-addressed: one object per content, named by its sha256.
+
+    Why content-addressed: an object never changes once written (a new version is a new object), two writers of
+    the same bytes write the same object, and the index in the database holds only the hash."""
+
+    name: str
+
+    def put(self, data: bytes) -> str: ...  # its sha256; writing bytes that are there already is a no-op
+
+    def get(self, sha256: str) -> bytes: ...
+
+    def has(self, sha256: str) -> bool: ...
+
+    def remove(self, sha256: str) -> bool: ...  # whether there was one
+
+    def media_type(self, sha256: str) -> str | None: ...  # from the bytes' signature; None when unknown
+
+    def link(self, sha256: str, now: datetime) -> Link: ...  # a URL a gateway can fetch the bytes from
+
+
+class ContentStore:
+    """The local-file store (the embedded default): image bytes in a directory, one file per content, named by the
+    sha256 of its bytes (hex); its links are ``file://`` URLs of those files, which do not expire."""
+
+    name = "local"
 
     def __init__(self, root: Path) -> None:
         self.root = root
 
     def path(self, sha256: str) -> Path:
-        if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
-            raise ValueError(f"not a sha256 hex digest: {sha256!r}")
-        return self.root / sha256
+        return self.root / check_sha256(sha256)
 
     def put(self, data: bytes) -> str:
         """Store ``data`` (atomically: a reader sees the whole file or none); its sha256."""
@@ -168,6 +209,18 @@ class ContentStore:
         except FileNotFoundError:
             return False
         return True
+
+    def media_type(self, sha256: str) -> str | None:
+        try:
+            with open(self.path(sha256), "rb") as handle:
+                return image_type(handle.read(16))
+        except OSError:
+            return None
+
+    def link(self, sha256: str, now: datetime) -> Link:
+        """The file's absolute ``file://`` URL: readable by a gateway on this host or one that mounts the store
+        at the same path."""
+        return Link(self.path(sha256).absolute().as_uri())
 
 
 # --- which version is current, and when a new one is allowed ---------------------------------------------------
@@ -243,7 +296,7 @@ VISUALS: tuple[Visual, ...] = (
            "Ella's cottage kitchen, a {object} layout, with a kettle on the stove"),
     Visual("cat", frozenset({"cat", "kitten", "tabby", "purring", "purred"}), "companion.species",
            "Ella's companion, a {object}, curled on a windowsill"),
-    Visual("shore", frozenset({"sea", "shore", "beach", "harbour", "harbor", "loch", "waves", "tide"}), "world.biome",
+    Visual("shore", frozenset({"sea", "shore", "beach", "harbour", "harbor", "waves", "tide"}), "world.biome",
            "The {object} shoreline a short walk from Ella's cottage"),
 )  # fmt: skip
 _BY_ENTITY = {visual.entity: visual for visual in VISUALS}
@@ -265,3 +318,71 @@ def visual(entity: str) -> Visual:
 def prompt_for(entity: str, fact_object: str) -> str:
     """The picture's prompt, from the live fact that says how the entity looks."""
     return visual(entity).describe.format(object=fact_object)
+
+
+# --- any other place or thing of her world: drawn from her own words when she first names it -------------------
+
+# Words that never make a thing's name: articles and possessives ("the loch", "her garden", "Ella's boat").
+_NAME_SKIP = frozenset({"the", "a", "an", "my", "her", "our", "ella", "ella's", "ellas", "s", "old", "little", "small"})
+# What ``things`` may hold that is no place or thing of her world: the user, people, feelings and the hours.
+_NOT_A_THING = frozenset(
+    {"user", "you", "me", "i", "we", "she", "he", "they", "mood", "feeling", "feelings", "day", "today", "morning",
+     "evening", "night", "week", "weather", "time", "life", "work", "sleep", "dream", "thought", "thoughts"}
+)  # fmt: skip
+MAX_THING_WORDS = 3
+MAX_NEW_THINGS_PER_REPLY = 2
+THING_PROMPT = "{name} in Ella's world, near her small coastal cottage, as she first described it: {said}"
+
+
+@dataclass(frozen=True)
+class Named:
+    """A picture a reply asks for: its entity, and for a thing of her world with no look in the ledger, the prompt
+    her words make of it ("" for the four ``VISUALS``: their look is the ledger's live fact)."""
+
+    entity: str
+    prompt: str = ""
+
+
+def thing_entity(name: str) -> str | None:
+    """The entity a named place or thing is kept under ("the Loch" and "loch" are ``loch``; "her garden gate" is
+    ``garden_gate``); a ``VISUALS`` entity when one of its words names it ("the harbour" is ``shore``); None
+    for what is no thing (the user, a feeling) or not a short name of letters."""
+    from ella.lexicon import words
+
+    said = [w for w in words(name) if w not in _NAME_SKIP]
+    if not said or len(said) > MAX_THING_WORDS or any(not w.isalpha() for w in said):
+        return None
+    for visual_ in VISUALS:
+        if visual_.words & set(said):
+            return visual_.entity
+    if set(said) & _NOT_A_THING:
+        return None
+    return "_".join(said)
+
+
+def pictured(statements: Sequence[Mapping[str, Any]]) -> list[Named]:
+    """What Ella's own statements name that has a picture: the ``VISUALS`` their words name (``referenced``), then
+    each place or thing of her world a statement lists in ``things`` (at most ``MAX_NEW_THINGS_PER_REPLY`` of
+    those), drawn from that statement's words. Each entity once, the first statement naming it wins. A user's
+    words are never a reference: they do not make Ella's world."""
+    contents = [str(s.get("content", "")) for s in statements]
+    found: dict[str, Named] = {entity: Named(entity) for entity in referenced(contents)}
+    fresh = 0
+    for statement in statements:
+        things = statement.get("things") or []
+        for thing in things if isinstance(things, list) else []:
+            entity = thing_entity(str(thing))
+            if entity is None or entity in found or fresh >= MAX_NEW_THINGS_PER_REPLY:
+                continue
+            if entity in _BY_ENTITY:
+                found[entity] = Named(entity)
+                continue
+            said = " ".join(str(statement.get("content", "")).split())[:300]
+            found[entity] = Named(entity, THING_PROMPT.format(name=str(thing).strip()[:60], said=said))
+            fresh += 1
+    return list(found.values())
+
+
+def is_visual(entity: str) -> bool:
+    """Whether the ledger holds the entity's look (one of ``VISUALS``)."""
+    return entity in _BY_ENTITY
