@@ -1,22 +1,24 @@
 """``ella.ingest_message``: one user message in, one reply out, exactly once per ``message_id``.
 
-Order of work, and why:
+Order of work, and why (issue 35: 10 statements for an ordinary turn on PostgreSQL, ``bench/ingest_statements.py``):
 1. validate (a malformed payload is dead-lettered, never retried);
-2. if the message is already stored, only make sure its reply is published (a repeat delivery changes
-   nothing);
-3. the reply (``ella.reply``, wired in ``adapters.reply_service``), outside any transaction (a model call may
-   take seconds);
+2. the turn's opening read (``adapters.turn_context``: one statement for whether the message is stored, the
+   user's row, the world version and the conversation so far); if the message is already stored, only make sure
+   its reply is published (a repeat delivery changes nothing);
+3. the reply (``ella.reply``, wired in ``adapters.reply_service``; its context read as planned in
+   ``adapters.turn_context``), outside any transaction (a model call may take seconds);
 4. store turn + reply in one transaction under the user's lock, with the reply's model usage, its boundary
    fires, the AI disclosure and Ella's self-statements (a concurrent duplicate loses on the unique
-   ``message_id`` and falls back to step 2);
-5. publish the recorded reply to the outbox stream once, then mark the row published; while Redis is down the
-   worker keeps retrying the publish (not the task: the reply is committed) for ``publish_retry_window_s``;
-6. send what the turn owes, recorded in its commit (``models.pending_effects``): its memory (``ella.perceive``),
-   its facts (``ella.extract_facts``), a conversation it closed (``ella.close_conversation``) and the pictures its
-   reply named (``ella.draw_image_anchors``). Whichever path publishes the reply (this delivery, a repeat, the
-   inbox sweep), the row is sent and deleted once; ``ella.send_pending_effects`` sends what a kill or an outage
-   left. A turn the guard held (``ella.memory.quarantine``) goes to memory with its hold and never to the
-   ledger. The ledger gets the reply's own fact statements when its call read the turn for them (extraction
+   ``message_id`` and falls back to step 2's publish);
+5. publish the recorded reply to the outbox stream once; while Redis is down the worker keeps retrying the publish
+   (not the task: the reply is committed) for ``publish_retry_window_s``;
+6. send what the turn owes, recorded in its commit (``models.pending_effects``): its memory (``ella.perceive``,
+   which also marks the memories the reply used), its facts (``ella.extract_facts``), a conversation it closed
+   (``ella.close_conversation``) and the pictures its reply named (``ella.draw_image_anchors``); then mark the row
+   published and settle what was sent, in one statement. Whichever path publishes the reply (this delivery, a
+   repeat, the inbox sweep), the row is sent and deleted once; ``ella.send_pending_effects`` sends what a kill or
+   an outage left. A turn the guard held (``ella.memory.quarantine``) goes to memory with its hold and never to
+   the ledger. The ledger gets the reply's own fact statements when its call read the turn for them (extraction
    folded into the reply: no second call).
 """
 
