@@ -10,6 +10,12 @@ newest one. A newest id below the cached one (the user was erased, the ids went 
 drops the entry and rebuilds it. An index holding vectors of another model (an embedder change, re-embedded in the
 background by ``ella.reembed_memories``) is rebuilt after ``FOREIGN_TTL_S``, so it picks up the new vectors.
 
+Other workers' touches (the last access of the memories their replies used) only move recency, a soft signal
+that decays over hours, and since migration 0023 ``last_accessed_at`` is in no index (touches are HOT updates), so
+reading them scans the user's rows of their partition. They are read at most every ``memory_touch_refresh_s``
+(300 s) per user; in between, a warm check is an index range for the new nodes, and this process's own touches
+move its cached recency at once (``touch``).
+
 Memory is bounded: least recently used users are dropped until the cached memories fit ``memory_cache_rows``
 (about 2.9 KB per memory with the 512-dimension hashing embedder, traced at 100,000; the rows are kept without
 their vectors). Per process: a forked worker child starts empty.
@@ -18,10 +24,12 @@ their vectors). Per process: a forked worker child starts empty.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
@@ -40,9 +48,14 @@ FOREIGN_TTL_S = 300.0
 class MemoryCache:
     """user id -> :class:`NodeIndex`, least recently used first out, bounded by the memories held."""
 
-    def __init__(self, max_rows: int) -> None:
+    def __init__(
+        self, max_rows: int, touch_refresh_s: float = 0.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.max_rows = max_rows
+        self.touch_refresh_s = touch_refresh_s
+        self._clock = clock
         self._entries: OrderedDict[str, tuple[NodeIndex, float]] = OrderedDict()  # index, built at (monotonic)
+        self._touches_read: dict[str, float] = {}  # user id -> when other workers' touches were last read
         self._lock = threading.Lock()
         self.hits = 0
         self.builds = 0
@@ -63,6 +76,14 @@ class MemoryCache:
     def drop(self, user_id: str) -> None:
         with self._lock:
             self._entries.pop(user_id, None)
+            self._touches_read.pop(user_id, None)
+
+    def touch(self, user_id: str, node_ids: Sequence[int], at: datetime) -> None:
+        """This process's reply used these memories: its cached recency moves now (the database's marks come with
+        the turn's memory task, and other processes read them within ``touch_refresh_s``)."""
+        index = self.index_of(user_id)
+        if index is not None and node_ids:
+            index.touch([(node_id, at) for node_id in node_ids], read=False)
 
     def index(self, session: Session, user_id: str, embedder: Embedder) -> NodeIndex:
         """The user's stream, up to date with the database as ``session`` sees it."""
@@ -81,6 +102,11 @@ class MemoryCache:
         epoch = 0
         if index is not None:
             since = None if index.accessed_mark is None else index.accessed_mark - TOUCH_OVERLAP
+            now = self._clock()
+            if now - self._touches_read.get(user_id, -math.inf) < self.touch_refresh_s:
+                since = None  # other workers' touches were read recently: the new nodes only (an index range)
+            elif since is not None:
+                self._touches_read[user_id] = now
             newest, touched, epoch, new_rows = stream_changes(session, user_id, since, index.newest_id)
             # no nodes and none cached (a new user before their first memory): nothing to rebuild; an erased
             # user's cached nodes (no nodes now, ids gone back) are dropped, and so is a stream a forget of one
@@ -96,6 +122,7 @@ class MemoryCache:
             index.epoch = current_epoch(session, user_id) if newest is None else epoch
             index.extend(node_rows(session, user_id))
             built_at = time.monotonic()
+            self._touches_read[user_id] = self._clock()
             self.builds += 1
             log.debug("memory cache: built %s's stream (%d memories)", user_id, len(index))
         else:
@@ -109,7 +136,8 @@ class MemoryCache:
                 self._entries.move_to_end(user_id)
                 held = self.rows
                 while held > self.max_rows and len(self._entries) > 1:
-                    _, (dropped, _) = self._entries.popitem(last=False)
+                    gone, (dropped, _) = self._entries.popitem(last=False)
+                    self._touches_read.pop(gone, None)
                     held -= len(dropped)
         return index
 
@@ -123,7 +151,8 @@ def memory_cache() -> MemoryCache:
     global _shared
     with _shared_lock:
         if _shared is None or _shared[0] != os.getpid():
-            _shared = (os.getpid(), MemoryCache(get_settings().memory_cache_rows))
+            settings = get_settings()
+            _shared = (os.getpid(), MemoryCache(settings.memory_cache_rows, settings.memory_touch_refresh_s))
         return _shared[1]
 
 

@@ -138,6 +138,12 @@ class Settings(BaseSettings):
     memory_cache_rows: int = Field(
         300_000, ge=0, description="Memories the per-process retrieval cache holds over all users (LRU); 0: off."
     )
+    memory_touch_refresh_s: float = Field(
+        300.0,
+        ge=0,
+        description="How often the retrieval cache reads other workers' touches of a user's memories (a scan of the "
+        "user's partition since touches are in no index); 0: on every retrieval.",
+    )
 
     max_message_chars: int = Field(16_000, ge=1, description="Longer user texts are dead-lettered.")
     wait_ceiling_s: float = Field(

@@ -43,6 +43,7 @@ from adapters.forgetting import forget_outside
 from adapters.images import draw as draw_pictures
 from adapters.images import image_reference
 from adapters.llm import held_usage_rows, write_usage
+from adapters.memory_cache import memory_cache
 from adapters.publishing import publish, publish_stored_reply
 from adapters.redis_conn import get_redis
 from adapters.reply_service import answer, disclosure_policy
@@ -288,6 +289,8 @@ def ingest(
         # held usage rows are written when the task ends
         return publish_stored_reply(payload.user_id, payload.message_id, wait_until(publish_by)), {"owed_by": True}
     usage.clear()  # committed with the turn
+    if "accessed" in follow:  # this process's cached recency moves now; the database's with the memory task
+        memory_cache().touch(payload.user_id, outcome.memory_ids, datetime.fromisoformat(follow["accessed"]["at"]))
     metrics.turn(outcome.reply, outcome.fires)
     if forgetting is not None:
         forget_outside(payload.user_id, forgetting)

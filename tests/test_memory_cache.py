@@ -90,6 +90,32 @@ def test_a_touch_by_another_worker_reaches_the_cached_recency(migrated_db) -> No
     assert ranked(index, "dog walk", now, 1) == [ids[0]]
 
 
+def test_other_workers_touches_are_read_once_per_refresh_while_new_nodes_come_every_time(migrated_db) -> None:
+    """Since touches are in no index (migration 0023), reading them scans the user's partition: a cache reads them
+    at most every ``touch_refresh_s``, and in between only the new nodes (an index range)."""
+    clock = [1000.0]
+    cache = MemoryCache(max_rows=1000, touch_refresh_s=300, clock=lambda: clock[0])
+    ids = add_nodes("u2", ["Sam walked the dog by the river"] * 4)
+    now = T0 + timedelta(days=3)
+    with session_scope() as s:
+        assert ranked(cache.index(s, "u2", EMBEDDER), "dog walk", now, 1) == [ids[-1]]
+    with session_scope() as s:  # another worker retrieved the oldest one just now
+        mark_accessed(s, [ids[0]], now - timedelta(minutes=5))
+    newer = add_nodes("u2", ["Sam fed the cat"], start=T0 + timedelta(days=1))
+    with session_scope() as s:
+        index = cache.index(s, "u2", EMBEDDER)
+    assert len(index) == 5 and ranked(index, "dog walk", now, 1) == [ids[-1]]  # the touch is not read yet
+    cache.touch("u2", [ids[1]], now - timedelta(minutes=1))  # this process's own reply: at once
+    assert ranked(index, "dog walk", now, 1) == [ids[1]]
+    with session_scope() as s:  # and the turn's memory task marks it in the database
+        mark_accessed(s, [ids[1]], now - timedelta(minutes=1))
+    clock[0] += 301
+    with session_scope() as s:
+        index = cache.index(s, "u2", EMBEDDER)
+    assert cache.builds == 1 and newer[0] in {row.id for row in index}
+    assert ranked(index, "dog walk", now, 4) == fresh("u2", "dog walk", now, 4)
+
+
 def test_an_erased_stream_is_dropped_and_a_new_one_rebuilt(migrated_db) -> None:
     cache = MemoryCache(max_rows=1000)
     add_nodes("u3", ["the old flat had a red door", "the cat is called Miso"])

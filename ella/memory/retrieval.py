@@ -910,14 +910,15 @@ class NodeIndex(Sequence[NodeRow]):
             self._coarse = np.zeros((self._matrix.shape[0], COARSE_DIM), dtype=np.float32)
             self._coarse[: len(self._rows)] = self._matrix[: len(self._rows)] @ self._projection
 
-    def touch(self, accessed: Sequence[tuple[int, datetime]]) -> None:
-        """Take new last accesses ``(node id, when)``; ids not held are ignored."""
+    def touch(self, accessed: Sequence[tuple[int, datetime]], *, read: bool = True) -> None:
+        """Take new last accesses ``(node id, when)``; ids not held are ignored. ``read=False``: touches this process
+        made itself, not read from the database, which leave ``accessed_mark`` (what the next read starts from)."""
         for node_id, when in accessed:
             row = self._row_of.get(node_id)
             if row is not None:
                 self._accessed[row] = max(self._accessed[row], _seconds(when))
                 self._rows[row].last_accessed_at = when
-            if self.accessed_mark is None or when > self.accessed_mark:
+            if read and (self.accessed_mark is None or when > self.accessed_mark):
                 self.accessed_mark = when
 
     def cosine(self, query_vec: np.ndarray, lexical: np.ndarray | None = None) -> np.ndarray:
