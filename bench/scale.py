@@ -13,9 +13,10 @@ other (one scratch PostgreSQL database at a time: 10M nodes take tens of GB), a 
    Vectors: random unit vectors of the configured embedder's dimension (``--embedder``, default ``semantic``:
    all-MiniLM-L6-v2, 384), encoded by the project's own draft builder (``ella.memory.nodes.memory_node`` with a
    stand-in embedder that returns the vector, then ``MemoryNodeDraft.columns()``): whatever bytes and format
-   columns that revision's code writes, this writes. Up to 4,096 such encoded vectors (one per 50 nodes) are
-   reused over the rows (compression works per value, so sizes are those of distinct vectors). Descriptions
-   are 60-120 characters.
+   columns that revision's code writes, this writes (and when the builder leaves raw float32, a vector encoding
+   function of that revision is looked for by name, or named with ``--encode``, and applied). Up to 4,096 such
+   encoded vectors (one per 50 nodes) are reused over the rows (compression works per value, so sizes are those
+   of distinct vectors). Descriptions are 60-120 characters.
    Indexes: the plain indexes of ``memory_nodes`` are dropped before the COPY and built after it, as
    ``pg_restore`` does (and as a bulk load should: a bulk build is faster and packs the b-trees); the indexes
    behind constraints (primary key, unique dedupe key) stay, since dropping them means dropping the constraints
@@ -25,8 +26,8 @@ other (one scratch PostgreSQL database at a time: 10M nodes take tens of GB), a 
 3. measures:
    - sizes: heap (main fork), index and TOAST (TOAST heap and its index) bytes of ``memory_nodes``, summed over
      its leaf partitions (``pg_partition_tree``; the table itself when not partitioned), per million nodes;
-   - index tuples written per touch: ``--touches`` node touches through ``models.memory.mark_accessed`` (10
-     random nodes of the stream per call, as a retrieval marks its results), then ``n_tup_upd`` and
+   - index tuples written per touch: ``--touches`` node touches through ``models.memory.mark_accessed`` (per
+     call up to 10 random nodes of one random user, as a retrieval marks its results), then ``n_tup_upd`` and
      ``n_tup_hot_upd`` of ``pg_stat_user_tables`` summed over the leaves (after ``pg_stat_force_next_flush()``).
      A HOT update writes no index tuple; any other writes one into every index of the table; so per touch =
      (1 - HOT share) x the number of indexes of a leaf. Computed, not read: PostgreSQL counts no index inserts;
@@ -66,6 +67,7 @@ import inspect
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -160,8 +162,12 @@ def run_side(label: str, revision: str, code: Path, args: argparse.Namespace, si
         command.append("--keep")
     if args.disk_step:
         command += ["--disk-step", args.disk_step]
+    if args.encode:
+        command += ["--encode", args.encode]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None
+    # stopped (kill PID): the child is stopped too, and drops its database on the way out
+    signal.signal(signal.SIGTERM, lambda *_: (proc.terminate(), proc.wait(), sys.exit(143)))
     for line in proc.stdout:
         sink(line.rstrip("\n"))
     if proc.wait() != 0:
@@ -332,7 +338,9 @@ def embedder_identity(name: str) -> tuple[str, int]:
     return made.model_id, made.dim
 
 
-def encoded_pool(rng: np.random.Generator, model_id: str, dim: int, now: datetime, n: int) -> tuple[list[dict], str]:
+def encoded_pool(
+    rng: np.random.Generator, model_id: str, dim: int, now: datetime, n: int, encoder: str | None
+) -> tuple[list[dict], str]:
     """``n`` rows' worth of the columns the project's draft builder writes for a vector (the
     embedding and whatever format columns come with it); and how they were encoded."""
     vectors = rng.standard_normal((n, dim)).astype(np.float32)
@@ -349,10 +357,39 @@ def encoded_pool(rng: np.random.Generator, model_id: str, dim: int, now: datetim
                                 triple=Triple("u", "did", "x"), poignancy=3, dedupe_key="k",
                                 provenance=by_rule("bench_scale"))  # fmt: skip
             pool.append(draft.columns())
-        return pool, "ella.memory.nodes.memory_node"
+        how = "ella.memory.nodes.memory_node"
     except Exception as exc:  # noqa: BLE001  (a revision whose builder differs: today's float32 bytes)
         say(f"  (the project's draft builder did not run: {exc!r}; vectors as float32 bytes)")
-        return [{"embedding": v.tobytes(), "embedding_model": model_id} for v in vectors], "float32 tobytes"
+        pool, how = [{"embedding": v.tobytes(), "embedding_model": model_id} for v in vectors], "float32 tobytes"
+    named, encode = find_encoder(encoder)
+    if encode is not None and all(p["embedding"] == v.tobytes() for p, v in zip(pool[:8], vectors, strict=False)):
+        # the builder left raw float32: the revision encodes elsewhere (at insert), with this function
+        for columns, vector in zip(pool, vectors, strict=True):
+            encoded = encode(vector)
+            columns.update(encoded if isinstance(encoded, dict) else {"embedding": bytes(encoded)})
+        how += f", then {named}"
+    return pool, how
+
+
+ENCODER_MODULES = ("models.memory", "ella.memory.nodes", "ella.embeddings", "ella.memory.vectors", "models.vectors")
+ENCODER_NAME = re.compile(r"^(encode|pack)_?(vector|embedding)s?$|^(vector|embedding)_(bytes|blob)$")
+
+
+def find_encoder(named: str | None) -> tuple[str, Callable[[np.ndarray], Any] | None]:
+    """The revision's vector encoding function: ``module:function`` when named, else one of ``ENCODER_MODULES``
+    whose name says so (``encode_vector``, ``pack_embedding``, ``vector_bytes``...); None: the builder's bytes."""
+    if named:
+        module, _, name = named.partition(":")
+        return named, getattr(importlib.import_module(module), name)
+    for module_name in ENCODER_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            if ENCODER_NAME.match(name) and fn.__module__ == module.__name__:
+                return f"{module_name}:{name}", fn
+    return "", None
 
 
 def node_counts(rng: np.random.Generator, users: int, nodes: int) -> tuple[np.ndarray, int, int]:
@@ -555,26 +592,41 @@ def update_counts(url: str) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def touches(url: str, n: int, rng: np.random.Generator, indexes: int) -> dict:
-    """``n`` node touches through ``models.memory.mark_accessed``, 10 nodes per call; index tuples per touch."""
+def touches(url: str, n: int, rng: np.random.Generator, users: int, indexes: int) -> dict:
+    """``n`` node touches through ``models.memory.mark_accessed``: per call, up to 10 random nodes of one random
+    user (a retrieval marks its results, all of one user); index tuples written per touch."""
     from sqlalchemy import text
 
     from adapters.db import session_scope
     from models.memory import mark_accessed
 
+    picked = [user_id(int(i)) for i in rng.integers(2, users, 3 * -(-n // 10))]  # not the two measured users
     with raw(url) as conn:
-        lo, hi = conn.execute("SELECT min(id), max(id) FROM memory_nodes").fetchone()
+        conn.execute("SELECT setseed(0.35)")
+        plan = conn.execute(
+            "SELECT u, ARRAY(SELECT id FROM memory_nodes WHERE user_id = u ORDER BY random() LIMIT 10) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS t(u, o) ORDER BY o",
+            (picked,),
+        ).fetchall()
+    by_user = "user_id" in inspect.signature(mark_accessed).parameters  # a revision that scopes touches by user
     before = update_counts(url)
     done = calls = 0
     t0 = time.perf_counter()
-    while done < n:
+    for i, (uid, ids) in enumerate(plan):
+        ids = sorted(ids)[: n - done]
+        if not ids:
+            continue
         calls += 1
-        ids = sorted({int(i) for i in rng.integers(lo, hi + 1, min(10, n - done))})
         with session_scope() as session:
-            mark_accessed(session, ids, datetime.now(UTC))
-            if done + 10 >= n:
+            if by_user:
+                mark_accessed(session, ids, datetime.now(UTC), user_id=uid)  # type: ignore[call-arg]
+            else:
+                mark_accessed(session, ids, datetime.now(UTC))
+            if i == len(plan) - 1 or done + len(ids) >= n:
                 session.execute(text("SELECT pg_stat_force_next_flush()"))  # counted when this commits
         done += len(ids)
+        if done >= n:
+            break
     elapsed = time.perf_counter() - t0
     deadline = time.monotonic() + 10
     while True:  # the counters arrive once the backend flushes (forced above, else within a second)
@@ -789,6 +841,7 @@ def erasure(url: str, victim: str, reader_user: str, disk_step: str | None) -> d
 
 
 def one_side(args: argparse.Namespace) -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: the finally below drops the database
     code = Path(args.code).resolve()
     sys.path.insert(0, str(code))
     sys.path.insert(1, str(TREE))  # tests.support.scratch, when the revision's tree is older
@@ -797,23 +850,25 @@ def one_side(args: argparse.Namespace) -> None:
     run, var = scratch_run("scale")
     os.environ["ELLA_EMBEDDER"] = args.embedder
     url, drop = create_database("postgresql", f"ella_scale_{args.side}_{run}", var)
-    os.environ["ELLA_DATABASE_URL"] = url
-    from adapters import db
-    from adapters.settings import get_settings
-
-    get_settings.cache_clear()
-    say(f"  code: {Path(db.__file__).resolve().parents[1]}")
-    rng = np.random.default_rng(args.seed)
-    now = datetime.now(UTC).replace(microsecond=0)
     figures: dict[str, Any] = {"revision": args.revision}
     try:
+        os.environ["ELLA_DATABASE_URL"] = url
+        from adapters import db
+        from adapters.settings import get_settings
+
+        get_settings.cache_clear()
+        say(f"  code: {Path(db.__file__).resolve().parents[1]}")
+        rng = np.random.default_rng(args.seed)
+        now = datetime.now(UTC).replace(microsecond=0)
         t0 = time.perf_counter()
         db.upgrade(revision=args.revision)
         with raw(url) as conn:
             figures["revision"] = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
         say(f"  {url.rsplit('/', 1)[-1]} at revision {figures['revision']} ({time.perf_counter() - t0:.1f} s)")
         model_id, dim = embedder_identity(args.embedder)
-        pool, encoding = encoded_pool(rng, model_id, dim, now, min(POOL_VECTORS, max(64, args.nodes // 50)))
+        pool, encoding = encoded_pool(
+            rng, model_id, dim, now, min(POOL_VECTORS, max(64, args.nodes // 50)), args.encode
+        )
         counts, big, small = node_counts(rng, args.users, args.nodes)
         t0 = time.perf_counter()
         with raw(url, autocommit=False) as conn:
@@ -835,7 +890,7 @@ def one_side(args: argparse.Namespace) -> None:
             f"{s['index_bytes_per_million'] / 1e6:.1f} MB, TOAST {s['toast_bytes_per_million'] / 1e6:.1f} MB "
             f"({s['indexes_per_leaf']} indexes, {s['partitions']} partitions, "
             f"fillfactor {s['fillfactor']})")  # fmt: skip
-        figures["touch"] = touches(url, args.touches, rng, s["indexes_per_leaf"])
+        figures["touch"] = touches(url, args.touches, rng, args.users, s["indexes_per_leaf"])
         t = figures["touch"]
         say(
             f"  touches: {t['updated']} rows updated, {t['hot_updates']} HOT ({t['hot_share']:.1%}): "
@@ -870,6 +925,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--touches", type=int, default=5_000, help="nodes touched through mark_accessed")
     parser.add_argument("--embedder", default="semantic", help="whose model id and dimension the vectors have")
     parser.add_argument("--disk-step", help="module:function of a per-user disk step (default: found, or today's)")
+    parser.add_argument("--encode", help="module:function encoding a float32 vector (default: found, or the builder's)")
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--keep", action="store_true", help="keep the scratch databases (dropped by default)")
     parser.add_argument("--out", help="also write the output to this file")
