@@ -37,8 +37,10 @@ other (one scratch PostgreSQL database at a time: 10M nodes take tens of GB), a 
      of the user into a ``NodeIndex``), and ``context`` = the whole ``adapters.reply_service.load_reply_context``
      (prose on: world through its Redis watermarks, live facts, self-log, arc, chapter, history, memory stream).
      Cold: the user dropped from this process's memory cache and the engine disposed (a new connection); warm:
-     the cache already holds the user (one warm-up call first). PostgreSQL's shared buffers and the OS page
-     cache are not emptied (that needs a restart or root): "cold" is cold for the process, not for the disk;
+     the cache already holds the user (one warm-up call first). And ``rows``, cold only: the database's part of
+     a cold stream, ``models.memory.node_rows`` alone (every node of the user as plain rows, a new connection).
+     PostgreSQL's shared buffers and the OS page cache are not emptied (that needs a restart or root): "cold" is
+     cold for the process, not for the disk;
    - the erasure disk step: the big user's rows deleted (``models.erasure.erase_user_rows``), then the step
      timed: a per-user disk step when the revision's code has one (``--disk-step module:function``, or found
      in ``adapters.disk_erasure`` by name, below), else the operator's step of today (``ANALYZE`` then ``VACUUM
@@ -82,6 +84,7 @@ import numpy as np
 
 TREE = Path(__file__).resolve().parents[1]
 SMALL_NODES = 100
+MODES = ("cold", "warm")
 BIG_NODES = 100_000
 POOL_VECTORS = 4096
 CHUNK_ROWS = 500_000
@@ -650,6 +653,7 @@ def reply_loads(url: str, users: dict[str, str], samples: int, now: datetime) ->
     from adapters.memory_cache import memory_cache, user_memory
     from adapters.reply_service import load_reply_context
     from ella.contract import IngestPayload
+    from models.memory import node_rows
 
     embedder = shared_embedder()
     out: dict[str, dict] = {}
@@ -665,9 +669,13 @@ def reply_loads(url: str, users: dict[str, str], samples: int, now: datetime) ->
         def context(payload: IngestPayload = payload) -> int:
             return len(load_reply_context(payload, now).nodes)
 
+        def rows(uid: str = uid) -> int:
+            with db.autocommit_scope() as session:
+                return len(node_rows(session, uid))
+
         figures: dict[str, Any] = {}
-        for what, call in (("stream", stream), ("context", context)):
-            for mode in ("cold", "warm"):
+        for what, call, modes in (("rows", rows, ("cold",)), ("stream", stream, MODES), ("context", context, MODES)):
+            for mode in modes:
                 times = []
                 for _ in range(samples):
                     if mode == "cold":
@@ -686,7 +694,8 @@ def reply_loads(url: str, users: dict[str, str], samples: int, now: datetime) ->
             f"p99 {figures['stream_cold_p99_ms']} ms, warm p50 {figures['stream_warm_p50_ms']} ms "
             f"p99 {figures['stream_warm_p99_ms']} ms; context cold p50 {figures['context_cold_p50_ms']} ms "
             f"p99 {figures['context_cold_p99_ms']} ms, warm p50 {figures['context_warm_p50_ms']} ms "
-            f"p99 {figures['context_warm_p99_ms']} ms")  # fmt: skip
+            f"p99 {figures['context_warm_p99_ms']} ms; of the cold stream, the rows read (node_rows) p50 "
+            f"{figures['rows_cold_p50_ms']} ms p99 {figures['rows_cold_p99_ms']} ms")  # fmt: skip
     return out
 
 
