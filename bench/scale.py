@@ -647,7 +647,7 @@ def touches(url: str, n: int, rng: np.random.Generator, users: int, indexes: int
 
 
 def reply_loads(url: str, users: dict[str, str], samples: int, now: datetime) -> dict:
-    """Cold and warm timings of the memory stream and the whole reply context, per measured user (seconds)."""
+    """Cold and warm timings (ms) of the memory stream and the whole reply context, per measured user."""
     from adapters import db
     from adapters.embedding_cache import shared_embedder
     from adapters.memory_cache import memory_cache, user_memory
