@@ -435,7 +435,10 @@ def copy_rows(conn: Any, schema: Schema, columns: list[str], rows: Iterator[tupl
 
 
 def load_users(conn: Any, users: int, now: datetime) -> None:
-    from adapters.reply_service import new_user_defaults
+    try:  # where a revision's code keeps it: adapters.turn_context since issue 35, adapters.reply_service before
+        from adapters.turn_context import new_user_defaults
+    except ImportError:
+        from adapters.reply_service import new_user_defaults  # type: ignore[attr-defined,no-redef]
     from adapters.settings import get_settings
 
     schema = Schema(conn, "users")
@@ -652,7 +655,11 @@ def reply_loads(url: str, users: dict[str, str], samples: int, now: datetime) ->
     from adapters import db
     from adapters.embedding_cache import shared_embedder
     from adapters.memory_cache import memory_cache, user_memory
-    from adapters.reply_service import load_reply_context
+
+    try:  # as new_user_defaults: the reply's reads moved to adapters.turn_context with issue 35
+        from adapters.turn_context import load_reply_context
+    except ImportError:
+        from adapters.reply_service import load_reply_context  # type: ignore[attr-defined,no-redef]
     from ella.contract import IngestPayload
     from models.memory import node_rows
 
