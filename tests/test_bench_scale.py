@@ -1,7 +1,7 @@
 """``bench/scale.py`` at a tiny size: it runs end to end on PostgreSQL and its last line has every figure.
 
 Why: the bench is run rarely and at sizes that take hours, so a broken figure would be found late. Here both sides
-are today's head (the default ``--after``), so the figures of the schema's own shape (sizes, index count,
+are today's head, so the figures of the schema's own shape (sizes, index count,
 index tuples per touch) must match across the sides: a check the bench is measuring the schema, not the run.
 No timing is asserted, only that each timing is there and ordered (p50 <= p99).
 """
@@ -51,7 +51,7 @@ def run_bench(tmp_path: Path, *args: str) -> tuple[dict, str]:
 
 def test_the_bench_reports_every_figure_for_both_revisions_and_drops_its_databases(tmp_path: Path) -> None:
     existing = scratch_databases()
-    result, written = run_bench(tmp_path)
+    result, written = run_bench(tmp_path, "--before", "head", "--after", "head")
 
     assert written.strip().splitlines()[-1] == json.dumps(result, sort_keys=True)  # --out holds the same lines
     for side in ("before", "after"):
@@ -72,7 +72,8 @@ def test_the_bench_reports_every_figure_for_both_revisions_and_drops_its_databas
                     assert 0 < p50 <= p99
         assert erasure["deleted_nodes"] == 1250
         assert erasure["step_s"] > 0
-        assert erasure["strongest_lock"] in LOCKS
+        # at this size the per-partition step (migration 0023) can end between two 20 ms samples of pg_locks
+        assert erasure["strongest_lock"] in LOCKS or (erasure["strongest_lock"] is None and erasure["step_s"] < 1)
         assert (
             erasure["memory_nodes_exclusive_scope"] in ("whole table", "none")
             or "partitions" in erasure["memory_nodes_exclusive_scope"]
