@@ -369,13 +369,15 @@ def encoded_pool(
         # the builder left raw float32: the revision encodes elsewhere (at insert), with this function
         for columns, vector in zip(pool, vectors, strict=True):
             encoded = encode(vector)
+            if isinstance(encoded, tuple):  # (blob, its format): ella.memory.vectors.pack since migration 0023
+                encoded = {"embedding": bytes(encoded[0]), "embedding_format": encoded[1]}
             columns.update(encoded if isinstance(encoded, dict) else {"embedding": bytes(encoded)})
         how += f", then {named}"
     return pool, how
 
 
 ENCODER_MODULES = ("models.memory", "ella.memory.nodes", "ella.embeddings", "ella.memory.vectors", "models.vectors")
-ENCODER_NAME = re.compile(r"^(encode|pack)_?(vector|embedding)s?$|^(vector|embedding)_(bytes|blob)$")
+ENCODER_NAME = re.compile(r"^(encode|pack)(_?(vector|embedding)s?)?$|^(vector|embedding)_(bytes|blob)$")
 
 
 def find_encoder(named: str | None) -> tuple[str, Callable[[np.ndarray], Any] | None]:
@@ -715,6 +717,8 @@ def find_disk_step(named: str | None) -> tuple[str, Callable[..., Any] | None]:
         return named, getattr(importlib.import_module(module), name)
     with contextlib.suppress(ImportError):
         module = importlib.import_module("adapters.disk_erasure")
+        if hasattr(module, "rewrite_postgres_for"):  # migration 0023's step (its targets are a helper of it)
+            return "adapters.disk_erasure:rewrite_postgres_for", module.rewrite_postgres_for
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("_") or fn.__module__ != module.__name__ or not DISK_STEP_NAME.search(name):
                 continue
@@ -733,8 +737,12 @@ def call_disk_step(fn: Callable[..., Any], url: str, uid: str) -> Any:
         kwargs: dict[str, Any] = {}
         with engine.connect() as conn:
             for name in inspect.signature(fn).parameters:
-                if "user" in name:
+                if name == "user_ids":
+                    kwargs[name] = [uid]
+                elif "user" in name:
                     kwargs[name] = uid
+                elif name == "url":
+                    kwargs[name] = url
                 elif name == "engine":
                     kwargs[name] = engine
                 elif name in ("conn", "connection"):
