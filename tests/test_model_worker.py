@@ -150,4 +150,5 @@ def test_the_reply_prompt_carries_retrieved_memories_and_marks_them_accessed(sta
     wait_for(lambda: reply_to(second), 60)
     volatile = reply_requests(fake)[-1]["body"]["messages"][-1]["content"][0]["text"]
     assert "My dog Biscuit hurt his paw at the beach" in volatile
-    assert node().last_accessed_at > before
+    # marked by the second turn's memory task (ella.perceive), which runs after its reply is published
+    wait_for(lambda: node().last_accessed_at > before, 60, what="the retrieved memory marked as used")
