@@ -272,7 +272,7 @@ def ingest(
         record_dead_letter(TaskName.INGEST_MESSAGE, task_id, reason, [], kwargs)
     usage = held_usage_rows()
     hold = turn_hold(outcome, payload.text)
-    draw_named_pictures(payload, outcome, hold)
+    draw_named_pictures(payload, outcome, hold, user_known=opening.known)
     try:
         with session_scope() as session:
             record = store_turn(session, payload, outcome, task_id, hold)
@@ -312,23 +312,26 @@ def named_pictures(outcome: ReplyOutcome, hold: str | None) -> list[images.Named
     return images.pictured(outcome.self_statements or [])
 
 
-def draw_named_pictures(payload: IngestPayload, outcome: ReplyOutcome, hold: str | None = None) -> None:
+def draw_named_pictures(
+    payload: IngestPayload, outcome: ReplyOutcome, hold: str | None = None, user_known: bool = False
+) -> None:
     """Draw the pictures this reply names for the first time before the turn is stored, so the reply itself
     carries their references (``store_turn``'s ``show_unshown``), not the next reply that names them (issue 36:
     they used to be drawn by ``ella.draw_image_anchors`` after the commit, one reply late). A picture is drawn
     once ever (``adapters.images.get_or_create``), so this costs one indexed lookup per named entity after that.
     Outside any transaction: a render may take seconds. A brand-new user's row is made first when the reply's
     context did not make it (it does today: ``read_world``'s prepare), so their very first reply carries its
-    picture too. A failure never
+    picture too (``user_known``: the opening read saw the row, so no lookup). A failure never
     costs the user the reply: the turn still owes ``ella.draw_image_anchors``, which draws it, and a later reply
     naming it carries it."""
     named = named_pictures(outcome, hold)
     if not named:
         return
     try:
-        with session_scope() as session:  # the row storing the turn makes (the context's load made it already)
-            if session.get(User, payload.user_id) is None:
-                touch_user(session, payload.user_id, payload.sent_at, new_user_defaults(get_settings()))
+        if not user_known:  # the opening read saw no row: make sure of it (the context's load made it already)
+            with session_scope() as session:
+                if session.get(User, payload.user_id) is None:
+                    touch_user(session, payload.user_id, payload.sent_at, new_user_defaults(get_settings()))
         draw_pictures(payload.user_id, named)
     except Exception as exc:  # noqa: BLE001  (any failure: the owed task draws it; the reply goes out regardless)
         log.warning("pictures of %s not drawn before the reply: %s", [n.entity for n in named], type(exc).__name__)
