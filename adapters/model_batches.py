@@ -44,7 +44,6 @@ from adapters.db import session_scope
 from adapters.dead_letters import record_dead_letter
 from adapters.llm import get_port, record_usage
 from adapters.settings import get_settings
-from ella.llm.anthropic_provider import BatchResult
 from ella.llm.batches import (
     ANSWERED,
     APPLIED,
@@ -70,7 +69,7 @@ from ella.llm.batches import (
 )
 from ella.llm.kinds import KINDS
 from ella.llm.port import ModelPort
-from ella.llm.types import CompletionRequest, ModelError
+from ella.llm.types import BatchResult, CompletionRequest, ModelError
 from models import batch as store
 from models.base import utcnow
 from models.batch import ModelBatchItem

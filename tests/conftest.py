@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import pytest
@@ -114,6 +114,24 @@ def migrated_templates() -> Iterator[dict[str, str]]:
         drop()
 
 
+# Databases of finished tests are dropped by one background thread: a PostgreSQL drop waits for the backends it
+# terminates (a killed worker's connections), about 1 s of each worker test's teardown, which nothing waits on.
+_DROPS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="drop-database")
+
+
+def drop_soon(url: str, drop: Callable[[], None]) -> None:
+    """Close this process's engine on ``url`` now, and drop the database in the background."""
+    from adapters import db
+
+    db.forget_engine(url)
+    _DROPS.submit(drop)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Every drop handed to the background thread is done before the run ends (the templates' drops follow)."""
+    _DROPS.shutdown(wait=True)
+
+
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A fresh database on each configured back end, made the configured one for this test: empty, or, for a
@@ -127,7 +145,7 @@ def database_url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     get_settings.cache_clear()
     yield url
     get_settings.cache_clear()
-    drop()
+    drop_soon(url, drop)
 
 
 @pytest.fixture
@@ -175,25 +193,50 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
         return worker
 
     yield start
-    stop_together(started, timeout=20)
+    kill_together(started)
+    forget_deliveries(get_redis(), get_settings().queues)
     get_redis().delete(*get_settings().queues, slots)
 
 
-def stop_together(workers: list[WorkerProcess], timeout: float) -> None:
-    """``WorkerProcess.stop`` for several workers at once: a warm shutdown (SIGTERM) sent to all, then each waited
-    for within the one deadline and its group SIGKILLed if it hangs. One after the other, a test with two
-    workers waited out two warm shutdowns (5-8 s each on a loaded machine)."""
+def kill_together(workers: list[WorkerProcess]) -> None:
+    """End a finished test's workers at once: SIGKILL to every group, then reap them. Why not a warm shutdown:
+    the test is over and its database is dropped next, and a warm shutdown of even an idle worker took 2-4 s (a
+    task still running waited out the 20 s ceiling), on every worker test of the run. What a kill leaves behind
+    (the deliveries it held) is forgotten next (``forget_deliveries``)."""
     running = [w for w in workers if w.proc is not None and w.proc.poll() is None]
     for worker in running:
         assert worker.proc is not None
-        worker.proc.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
+        try:
+            os.killpg(worker.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     for worker in running:
         assert worker.proc is not None
+        worker.proc.wait(30)
+
+
+def forget_deliveries(client: object, queues: tuple[str, ...] | list[str]) -> int:
+    """Drop from kombu's ``unacked`` hash (and its index) the deliveries of this run's queues that a killed worker
+    held, so no later worker on these queues is handed a task of a finished test (kombu restores an unacked
+    delivery to its queue once the visibility timeout passes, whichever worker of the Redis database notices).
+    Other runs' deliveries, on their own queues, are left alone. Returns how many were dropped."""
+    import json
+
+    import redis
+
+    assert isinstance(client, redis.Redis)
+    ours = set(queues)
+    dropped = 0
+    for tag, raw in client.hscan_iter("unacked"):
         try:
-            worker.proc.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            worker.kill()
+            _payload, exchange, routing_key = json.loads(raw)
+        except (ValueError, TypeError):
+            continue
+        if exchange in ours or routing_key in ours:
+            client.hdel("unacked", tag)
+            client.zrem("unacked_index", tag)
+            dropped += 1
+    return dropped
 
 
 @pytest.fixture

@@ -405,9 +405,8 @@ def test_the_celery_tasks_flush_and_poll_in_a_real_worker(start_worker, fake):
 
 @pytest.mark.domain
 def test_a_result_reads_as_answered_failsafe_or_no_answer():
-    from ella.llm.anthropic_provider import BatchResult
     from ella.llm.kinds import Memo
-    from ella.llm.types import Completion, Usage
+    from ella.llm.types import BatchResult, Completion, Usage
 
     def done(text: str) -> BatchResult:
         return BatchResult("r-1", "succeeded", Completion(text, "m", Usage(output_tokens=5)))
@@ -428,8 +427,7 @@ def test_no_answer_is_retried_until_the_submissions_run_out():
 
 @pytest.mark.domain
 def test_the_usage_of_a_settled_request_names_its_outcome_and_tokens():
-    from ella.llm.anthropic_provider import BatchResult
-    from ella.llm.types import Completion, Usage
+    from ella.llm.types import BatchResult, Completion, Usage
 
     attempt = batch_rules.Attempt("u-1", "memo", "sam", 2)
     done = BatchResult("u-1", "succeeded", Completion("{}", "claude-x", Usage(input_tokens=7, output_tokens=3)))

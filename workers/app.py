@@ -6,6 +6,7 @@ timed out and routed. The numbers come from settings and nest as DESIGN.md requi
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 from collections.abc import Callable
@@ -219,6 +220,16 @@ def _warm_the_guard(**_: Any) -> None:
 
     share_with_the_guard()
     prepare()
+
+
+@signals.worker_init.connect
+def _freeze_the_heap(**_: Any) -> None:
+    """Move everything loaded so far (the app, the tables, the guard, the encoder) out of the garbage collector's
+    reach (``gc.freeze``), after the warm-up above and before the pool forks. Why: Celery's prefork pool runs a
+    full ``gc.collect()`` before it forks each child (celery#2927), which walked that whole heap every time, 0.35 s
+    of CPU per child at start-up; and a child's collections no longer write to the pages it shares with the parent
+    (the use Python's docs give ``gc.freeze`` for), so the children keep sharing the encoder's memory."""
+    gc.freeze()
 
 
 @signals.worker_process_init.connect

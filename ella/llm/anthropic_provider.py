@@ -27,7 +27,6 @@ import json
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import anthropic
@@ -38,6 +37,7 @@ from tenacity.stop import stop_base
 from ella.llm.kinds import KINDS
 from ella.llm.schemas import output_format
 from ella.llm.types import (
+    BatchResult,
     Block,
     Completion,
     CompletionRequest,
@@ -182,14 +182,6 @@ def completion_of(message: Any) -> Completion:
         cache_read_input_tokens=getattr(u, "cache_read_input_tokens", 0) or 0,
     )
     return Completion(text=text, model=message.model, usage=usage, stop_reason=message.stop_reason or "")
-
-
-@dataclass(frozen=True)
-class BatchResult:
-    custom_id: str
-    outcome: str  # succeeded | errored | canceled | expired
-    completion: Completion | None = None
-    error: str = ""
 
 
 class AnthropicProvider:

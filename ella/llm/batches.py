@@ -22,15 +22,12 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ella.llm.kinds import KINDS, KindOutput, OutputError, parse_output
 from ella.llm.port import CallRecord, ModelResult
 from ella.llm.prompts import build_request, prompt_version
-from ella.llm.types import Completion, CompletionRequest, Usage
-
-if TYPE_CHECKING:
-    from ella.llm.anthropic_provider import BatchResult  # annotations only: this module needs no SDK
+from ella.llm.types import BatchResult, Completion, CompletionRequest, Usage
 
 GAVE_UP_TASK = "ella.model_batch_item"  # the dead-letter row's task name for a request given up
 MAX_BATCH_REQUESTS = 10_000  # the Message Batches API's cap on requests per batch

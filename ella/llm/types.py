@@ -70,6 +70,18 @@ class Completion:
     stop_reason: str = "end_turn"
 
 
+@dataclass(frozen=True)
+class BatchResult:
+    """One entry of a Message Batch's results, as the provider read it (here, not beside the SDK, so the batch
+    path and the offline engine read it without importing the SDK: ``anthropic`` costs a worker about 0.5 s of CPU
+    to import, and a worker on the offline engine never calls it)."""
+
+    custom_id: str
+    outcome: str  # succeeded | errored | canceled | expired
+    completion: Completion | None = None
+    error: str = ""
+
+
 class ModelError(Exception):
     """A provider could not produce a completion."""
 
