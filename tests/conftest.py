@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.schedule import longest_files_first
 from tests.support.scratch import create_database, scratch_run
+from tests.support.worker_zygote import Zygote
 
 if TYPE_CHECKING:
     from workers.procs import WorkerProcess
@@ -128,8 +129,10 @@ def drop_soon(url: str, drop: Callable[[], None]) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Every drop handed to the background thread is done before the run ends (the templates' drops follow)."""
+    """Every drop handed to the background thread is done before the run ends, and the worker zygote ends."""
     _DROPS.shutdown(wait=True)
+    if _ZYGOTE is not None:
+        _ZYGOTE.close()
 
 
 @pytest.fixture(params=BACKENDS)
@@ -161,6 +164,19 @@ def redis_client():
     return get_redis()
 
 
+# Test workers are forked from a warmed parent (tests/support/worker_zygote.py) unless ELLA_TEST_FORK_WORKERS=0.
+FORK_WORKERS = os.environ.get("ELLA_TEST_FORK_WORKERS", "1") != "0"
+_ZYGOTE: Zygote | None = None
+
+
+def zygote() -> Zygote:
+    """This test process's worker zygote, started on first use and ended with the session."""
+    global _ZYGOTE
+    if _ZYGOTE is None:
+        _ZYGOTE = Zygote(VAR / "zygote", VAR / "log" / "zygote.log")
+    return _ZYGOTE
+
+
 @pytest.fixture
 def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
     """Start real prefork worker subprocesses on this run's queues; all are stopped after the test.
@@ -186,7 +202,12 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
             log_path=VAR / "log" / f"worker-{uuid.uuid4().hex[:6]}.log",
             env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": migrated_db, **(env or {})},
             extra_args=extra_args or [],
-        ).start()
+        )
+        if FORK_WORKERS:
+            worker.log_path.parent.mkdir(parents=True, exist_ok=True)
+            worker.proc = zygote().fork(worker.celery_args(), {**os.environ, **worker.env}, worker.log_path)  # type: ignore[assignment]
+        else:
+            worker.start()
         started.append(worker)
         if wait:
             worker.wait_ready(app)

@@ -35,12 +35,9 @@ class WorkerProcess:
     def hostname(self) -> str:
         return f"{self.name}@{socket.gethostname()}"
 
-    def start(self) -> WorkerProcess:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        argv = [
-            sys.executable,
-            "-m",
-            "celery",
+    def celery_args(self) -> list[str]:
+        """The ``celery`` command's arguments for this worker (after ``python -m celery``)."""
+        return [
             "-A",
             "workers.app",
             "worker",
@@ -58,6 +55,10 @@ class WorkerProcess:
             "INFO",
             *self.extra_args,
         ]
+
+    def start(self) -> WorkerProcess:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "celery", *self.celery_args()]
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 argv, env={**os.environ, **self.env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
