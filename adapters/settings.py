@@ -40,13 +40,54 @@ def sdk_deprecated_models() -> Mapping[str, str]:
     and in ``ella config`` without either. If an SDK upgrade moves or reshapes the list this returns ``{}`` (no
     warning, nothing breaks), and ``tests/test_settings.py`` pins the shape so the upgrade fails a test instead.
     """
-    try:
-        listed = import_module("anthropic._data").DEPRECATED_MODELS
-    except (ImportError, AttributeError):
-        return {}
+    listed = _listed_in_sdk_source()
+    if listed is None:
+        try:
+            listed = import_module("anthropic._data").DEPRECATED_MODELS
+        except (ImportError, AttributeError):
+            return {}
     if not isinstance(listed, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in listed.items()):
         return {}
     return listed
+
+
+# Where the SDK keeps that list, inside its package (read as source: see ``_listed_in_sdk_source``).
+SDK_DEPRECATED_MODELS_FILE = ("_data", "deprecated_models.py")
+
+
+def _listed_in_sdk_source() -> object | None:
+    """The SDK's ``DEPRECATED_MODELS`` literal, read from its source file without importing the SDK; None when
+    the file or a literal assignment to that name is not there (the caller then imports it).
+
+    Why not the import: ``anthropic._data`` imports the whole SDK package first, about 0.6 s of CPU (and 2,000
+    pydantic classes) on every worker start, on a worker that runs the offline engine too. A literal is read with
+    ``ast.literal_eval``: nothing of the file is executed."""
+    import ast
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("anthropic")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations)), *SDK_DEPRECATED_MODELS_FILE)
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    for node in tree.body:
+        target: ast.expr | None = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and target.id == "DEPRECATED_MODELS" and value is not None:
+            try:
+                listed: object = ast.literal_eval(value)
+            except ValueError:
+                return None
+            return listed
+    return None
 
 
 # The retention settings, one per pruned table (models.retention), and the shortest a set one may be.

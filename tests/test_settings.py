@@ -334,6 +334,9 @@ def test_the_sdk_still_lists_deprecated_models_where_we_read_them() -> None:
     assert isinstance(DEPRECATED_MODELS, dict) and DEPRECATED_MODELS
     assert all(isinstance(model, str) and isinstance(eol, str) for model, eol in DEPRECATED_MODELS.items())
     assert dict(sdk_deprecated_models()) == DEPRECATED_MODELS
+    from adapters.settings import _listed_in_sdk_source
+
+    assert _listed_in_sdk_source() == DEPRECATED_MODELS, "read from the SDK's source, as a worker's start-up reads it"
     model, eol = next(iter(DEPRECATED_MODELS.items()))
     assert Settings(model_live_reply=model).deprecated_models() == {
         "live_reply": f"{model} is deprecated: end of life {eol}"
@@ -342,8 +345,11 @@ def test_the_sdk_still_lists_deprecated_models_where_we_read_them() -> None:
 
 @pytest.mark.parametrize("moved", [None, types.SimpleNamespace(), types.SimpleNamespace(DEPRECATED_MODELS=["x"])])
 def test_deprecated_models_go_quiet_rather_than_fail_when_the_sdk_moves_its_list(monkeypatch, moved) -> None:
+    import adapters.settings
     from adapters.settings import sdk_deprecated_models
 
+    # the list moved out of its file (read without importing the SDK) and out of the module the fallback imports
+    monkeypatch.setattr(adapters.settings, "SDK_DEPRECATED_MODELS_FILE", ("_data", "moved_away.py"))
     monkeypatch.setitem(sys.modules, "anthropic._data", moved)  # None makes the import fail
     assert sdk_deprecated_models() == {}
     assert Settings(model_live_reply="claude-sonnet-4-5").deprecated_models() == {}
