@@ -203,9 +203,10 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
             env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": migrated_db, **(env or {})},
             extra_args=extra_args or [],
         )
-        if FORK_WORKERS:
+        full_env = {**os.environ, **worker.env}
+        if FORK_WORKERS and zygote().serves(full_env):
             worker.log_path.parent.mkdir(parents=True, exist_ok=True)
-            worker.proc = zygote().fork(worker.celery_args(), {**os.environ, **worker.env}, worker.log_path)  # type: ignore[assignment]
+            worker.proc = zygote().fork(worker.celery_args(), full_env, worker.log_path)  # type: ignore[assignment]
         else:
             worker.start()
         started.append(worker)

@@ -72,3 +72,14 @@ def test_a_forked_worker_answers_pings_and_a_kill_reaches_its_pool(migrated_db):
     w.kill()
     assert w.proc.returncode == -signal.SIGKILL
     wait_for(lambda: not group_members(w.proc.pid), 30, what="the pool children gone with their worker")
+
+
+def test_a_worker_that_sets_a_variable_read_at_import_is_not_forked(tmp_path):
+    """The metrics directory is chosen when ``adapters.metrics`` is imported (prometheus_client's value class too):
+    a worker forked from a zygote that imported it without one would export nothing, so it starts fresh."""
+    import os
+
+    env = dict(os.environ)
+    assert zygote().serves(env)
+    assert not zygote().serves({**env, "ELLA_METRICS_DIR": str(tmp_path)})
+    assert not zygote().serves({**env, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)})

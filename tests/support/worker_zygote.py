@@ -9,9 +9,11 @@ child that becomes a worker by running the real ``celery worker`` command (``Ell
 environment: its own process group, its own log, the same consumer, pool, signals and tasks as ``ella worker``.
 
 What the parent does before a fork is only what does not depend on the environment: imports (the app's settings,
-broker URL and queues are resolved lazily, in the child) and the guard's models. A worker whose test needs another
-interpreter (``extra_args`` asking for another pool, say) can still be started the old way:
-``WorkerProcess.start``; ``ELLA_TEST_FORK_WORKERS=0`` starts every test worker that way.
+broker URL and queues are resolved lazily, in the child) and the guard's models. The exceptions are the variables
+a module reads at its import (``IMPORT_TIME_VARIABLES``: the metrics directory, which ``adapters.metrics`` and
+prometheus_client choose once): a worker whose environment differs from the zygote's in one of them is started
+the old way (``WorkerProcess.start``, a fresh interpreter), and so is every test worker under
+``ELLA_TEST_FORK_WORKERS=0``.
 
 Protocol (one JSON object a line): stdin ``{"argv": [...], "env": {...}, "log": path}``, stdout ``{"pid": n}`` or
 ``{"error": text}``. A child's exit code is written to ``<status dir>/<pid>`` when the parent reaps it (a
@@ -33,6 +35,10 @@ import time
 import traceback
 from pathlib import Path
 from typing import IO, Any
+
+# Read when a module is imported, not when a worker starts: a fork would keep the zygote's values (found by
+# recording every settings read during ``_warm``, and by a search of the project's modules for environment reads).
+IMPORT_TIME_VARIABLES = ("ELLA_METRICS_DIR", "PROMETHEUS_MULTIPROC_DIR")
 
 
 def _warm() -> None:
@@ -174,6 +180,11 @@ class Zygote:
         self.log_path = log_path
         self._proc: subprocess.Popen[str] | None = None
         self._lock = threading.Lock()
+
+    def serves(self, env: dict[str, str]) -> bool:
+        """Whether a worker with environment ``env`` may be forked from the zygote (started with this process's
+        environment): not when it differs in a variable read at import (``IMPORT_TIME_VARIABLES``)."""
+        return all(env.get(name) == os.environ.get(name) for name in IMPORT_TIME_VARIABLES)
 
     def _started(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
