@@ -105,6 +105,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def once(**kwargs: object) -> redis.Redis:
+    """A client that tries once: redis-py retries a refused login (an AuthenticationError is a ConnectionError)
+    with backoff, which made each refusal below cost seconds of sleep (32 s for this test)."""
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis(retry=Retry(NoBackoff(), 0), **kwargs)  # type: ignore[arg-type]
+
+
 def test_the_rendered_file_loads_into_redis_7_with_the_default_user_off(tmp_path: Path):
     """The whole file, as the container loads it: it parses (selectors and all), the hashed passwords work, an
     unauthenticated client can do nothing, and the healthcheck user can PING (only)."""
@@ -122,25 +131,25 @@ def test_the_rendered_file_loads_into_redis_7_with_the_default_user_off(tmp_path
         stderr=subprocess.DEVNULL,
     )
     try:
-        anonymous = redis.Redis(port=port, decode_responses=True)
+        anonymous = once(port=port, decode_responses=True)
         wait_for(lambda: _answers(anonymous), 10, what="the scratch redis-server")
         with pytest.raises(redis.AuthenticationError):
             anonymous.get("anything")
-        health = redis.Redis(port=port, username="healthcheck", password="anything", decode_responses=True)
+        health = once(port=port, username="healthcheck", password="anything", decode_responses=True)
         assert health.ping()
         with pytest.raises(redis.exceptions.NoPermissionError):
             health.get("anything")
         for kind, password in passwords.items():
             # metrics may not PING (its collector sends none): it proves its login with what it may run
-            logged_in = redis.Redis(port=port, username=kind, password=password)
+            logged_in = once(port=port, username=kind, password=password)
             if kind == "metrics":
                 assert logged_in.llen(settings.queue_inbound) == 0, kind
             else:
                 assert logged_in.ping(), kind
             with pytest.raises(redis.AuthenticationError):
-                redis.Redis(port=port, username=kind, password=password + "x").ping()
+                once(port=port, username=kind, password=password + "x").ping()
         with pytest.raises(redis.AuthenticationError):
-            redis.Redis(port=port, username="default", password="").ping()
+            once(port=port, username="default", password="").ping()
     finally:
         proc.terminate()
         proc.wait(timeout=10)
