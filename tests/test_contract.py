@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from ella.contract import IngestPayload, MalformedPayload, OutboxEntry, clean_text, parse_ingest
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 MAX = 100
 FIELDS = ("message_id", "user_id", "text", "sent_at", "conversation_id")
 SENT_AT = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)

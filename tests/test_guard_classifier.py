@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from ella.guard import DETECTOR_VERSION, Category, Route, Severity, Verdict, classify, normalise
 from ella.guard.evaluate import BOUNDARY_CORPUS, classify_lines, evaluate
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 DATA = Path(__file__).parent / "data"  # evaluation files only; the corpus ships in the package
 
 

@@ -15,6 +15,8 @@ from ella.guard import Category, Route, classify
 
 CRISIS, ROMANCE, PHYSICAL = Category.EMOTIONAL_CRISIS, Category.ROMANTIC_AVOWAL, Category.PHYSICAL_ESCALATION
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 PLANS_BY_THEIR_MEANS = [
     "bought a length of cord from the hardware shop and I know what I need it for",
     "there's a noose in my wardrobe now",

@@ -11,6 +11,8 @@ import pytest
 from ella.guard import classify
 from ella.guard.types import Category
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 CRISIS = [
     # passive death wish
     "Wär ich doch einfach tot.",

@@ -17,6 +17,8 @@ import pytest
 
 from ella.guard import Category, Route, classify
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 CRISIS: list[str] = [
     "m kiero morir ya",
     "qiero morirme, no puedo con esto",

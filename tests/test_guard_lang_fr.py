@@ -13,6 +13,8 @@ import pytest
 
 from ella.guard import Category, classify
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 CRISIS_FR = [
     "j'arrive plus à vivre avec moi-même, je veux partir pour toujours",
     "je me sens mourir de l'intérieur et j'ai envie que ça finisse",

@@ -14,6 +14,8 @@ import pytest
 
 from ella.guard import Category, classify
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 CRISIS_TEXTS = [
     # a wish to die, regional and typed forms
     "vorrei tanto crepare stanotte",

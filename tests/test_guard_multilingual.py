@@ -12,6 +12,8 @@ import pytest
 
 from ella.guard import Category, Route, classify
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 CRISIS = Category.EMOTIONAL_CRISIS
 ROMANCE = Category.ROMANTIC_AVOWAL
 PHYSICAL = Category.PHYSICAL_ESCALATION

@@ -30,6 +30,8 @@ from ella.guard.replies import (
     suspicion_check_in,
 )
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 LANGUAGES = ("de", "es", "fr", "it")
 ROUTES = [
     ("warm_bounded", "romantic_avowal"),

@@ -8,6 +8,8 @@ import pytest
 from ella.guard import Category, classify, normalise
 from ella.guard.textspeak import spell_out
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 
 @pytest.mark.parametrize(
     ("typed", "spelled"),

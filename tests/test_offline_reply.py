@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 from ella.offline_reply import _VARIANTS, plain_reply
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 
 def mood_of(reply: str) -> str:
     """The mood whose template is ``reply``, exactly; fails the test if no template is."""

@@ -35,6 +35,8 @@ from ella.memory.retrieval import (
     top_k,
 )
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 LOCOMO_DEV = Path(os.environ.get("ELLA_LOCOMO_DEV", "/work/shared/data/locomo-dev/locomo_dev5.json"))
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 EMBEDDER = HashingEmbedder()

@@ -20,6 +20,8 @@ from ella.memory.retrieval import (
     top_k,
 )
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 EMBEDDER = HashingEmbedder()
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 WORDS = """dog river sister pottery interview Lisbon cat door kitchen rain exam party Sam Maya nervous proud

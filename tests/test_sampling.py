@@ -23,6 +23,8 @@ from ella.llm.prompts import template
 from ella.llm.sampling import DEFAULT_TEMPERATURE
 from tests.support.fake_anthropic import FakeAnthropic
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 TIERS = Settings().model_tiers
 # What each kind is sent with by default: 0 for judgements, the reply warmest (ella.llm.sampling says why).
 PINNED_TEMPERATURE = {

@@ -24,6 +24,8 @@ from cli import main as cli_module
 from cli.main import cli
 
 # Timeouts that nest, as the conftest sets them: visibility 8 > hard 6 > soft 5, hard 6 > model 4.
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 NESTED = {"visibility_timeout_s": 8, "task_time_limit_s": 6, "task_soft_time_limit_s": 5, "llm_timeout_s": 4}
 
 

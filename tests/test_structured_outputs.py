@@ -24,6 +24,8 @@ from ella.llm.prompts import template
 from ella.llm.schemas import output_format, schema_for
 from tests.support.fake_anthropic import FAILURE_TEXT, TASK_KIND, FakeAnthropic, prompt_texts, schema_problem
 
+pytestmark = pytest.mark.domain  # the fast lane (make test-fast): no database, no Redis
+
 TIERS = Settings().model_tiers
 
 
