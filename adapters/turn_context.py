@@ -67,10 +67,11 @@ def new_user_defaults(settings: Settings) -> dict[str, Any]:
     }
 
 
-def opening_of(payload: IngestPayload) -> TurnOpening:
-    """The message's opening read (step 1 of the module's plan): one statement."""
+def opening_of(payload: IngestPayload, tombstone: str | None = None) -> TurnOpening:
+    """The message's opening read (step 1 of the module's plan): one statement. ``tombstone``: the user's tombstone
+    key, so the same statement says whether they were erased (``TurnOpening.forgotten``)."""
     with autocommit_scope() as session:
-        return open_turn(session, payload.user_id, payload.message_id, payload.sent_at)
+        return open_turn(session, payload.user_id, payload.message_id, payload.sent_at, tombstone)
 
 
 def load_reply_context(

@@ -9,7 +9,9 @@ fresh database:
   given as a ratio to noop_per_s, since absolute rates vary by machine;
 - paced: messages at a fixed rate below capacity; latency = the reply's outbox stream id (Redis server
   clock, ms) minus the send time, i.e. enqueue-to-outbox, without queueing behind a burst.
-The last line is JSON: {"msgs_per_s":…, "noop_per_s":…, "ratio_to_noop":…, "p50_ms":…, "p99_ms":…, …}.
+Beside the burst's rate, the worker processes' own CPU per message over it (``worker_cpu_ms``: user + system time
+from ``/proc``, Linux only): on a shared machine the rate moves with everything else running, this much less.
+The last line is JSON: {"msgs_per_s":…, "noop_per_s":…, "ratio_to_noop":…, "worker_cpu_ms":…, "p50_ms":…, …}.
 
     python bench/ingest_throughput.py [--database postgresql|sqlite] [--burst 2000] [--paced 1000 --rate 100]
                                       [--pool prefork --concurrency 4]
@@ -38,6 +40,18 @@ from adapters.settings import get_settings  # noqa: E402
 from bench.compose_inbound import ComposeInbound, Replies  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def cpu_seconds(pids: list[int]) -> float | None:
+    """User + system CPU of these processes so far (``/proc/<pid>/stat``), or None where there is no ``/proc``."""
+    total = 0.0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
 
 
 def run(
@@ -95,15 +109,20 @@ def run(
         noop_per_s = burst / (time.perf_counter() - t0)
         print(f"[{kind}] baseline: {burst} no-op tasks, same broker and worker = {noop_per_s:.0f} tasks/s")
 
+        pids = [proc.pid for proc in worker.procs]
+        cpu_before = cpu_seconds(pids)
         t0 = time.perf_counter()
         ids = [send("burst", i) for i in range(burst)]
         replies.wait(ids, 300)
         elapsed = time.perf_counter() - t0
+        cpu_after = cpu_seconds(pids)
         msgs_per_s = burst / elapsed
+        worker_cpu_ms = None if cpu_before is None or cpu_after is None else (cpu_after - cpu_before) * 1000 / burst
+        shown_cpu = "" if worker_cpu_ms is None else f"; worker CPU {worker_cpu_ms:.1f} ms a message"
         print(
             f"[{kind}] burst: {burst} messages in {elapsed:.2f} s = {msgs_per_s:.0f} msgs/s "
             f"({msgs_per_s / noop_per_s:.2f} of the no-op rate; worker {worker.copies} x --pool {worker.pool} "
-            f"--concurrency {worker.concurrency})"
+            f"--concurrency {worker.concurrency}{shown_cpu})"
         )
 
         ids = []
@@ -126,6 +145,7 @@ def run(
             "msgs_per_s": round(msgs_per_s, 1),
             "noop_per_s": round(noop_per_s, 1),
             "ratio_to_noop": round(msgs_per_s / noop_per_s, 3),
+            "worker_cpu_ms": None if worker_cpu_ms is None else round(worker_cpu_ms, 1),
             "p50_ms": round(p50, 1),
             "p99_ms": round(p99, 1),
             "pool": worker.pool,

@@ -2,9 +2,10 @@
 
 Order of work, and why (issue 35: 10 statements for an ordinary turn on PostgreSQL, ``bench/ingest_statements.py``):
 1. validate (a malformed payload is dead-lettered, never retried);
-2. the turn's opening read (``adapters.turn_context``: one statement for whether the message is stored, the
-   user's row, the world version and the conversation so far); if the message is already stored, only make sure
-   its reply is published (a repeat delivery changes nothing);
+2. the turn's opening read (``adapters.turn_context``: one statement for whether the user was erased, whether the
+   message is stored, the user's row, the world version and the conversation so far); an erased user's late
+   message is refused (``workers.events.refuse_forgotten``); if the message is already stored, only make sure its
+   reply is published (a repeat delivery changes nothing);
 3. the reply (``ella.reply``, wired in ``adapters.reply_service``; its context read as planned in
    ``adapters.turn_context``), outside any transaction (a model call may take seconds);
 4. store turn + reply in one transaction under the user's lock, with the reply's model usage, its boundary
@@ -66,6 +67,7 @@ from models.message import InboundMessage
 from models.outbox import OutboxRecord
 from models.pending_effects import Effect, PendingEffects, owe
 from models.selflog import add_entries
+from models.turn_opening import TurnOpening
 from models.turns import find_message, store_exchange
 from models.user import User, touch_user
 from workers import effects, events
@@ -247,6 +249,7 @@ def ingest(
     final_attempt: bool = True,
     publish_by: float = 0.0,
     send: Callable[[list[PendingEffects]], list[int]] | None = None,
+    opening: TurnOpening | None = None,
 ) -> tuple[str | None, dict[str, Any]]:
     """(the reply's stream id, what the turn owes: ``follow_of``'s description, and under ``owed`` the ids of
     the ``pending_effects`` rows its commit wrote, and under ``owed_rows`` the rows themselves).
@@ -258,8 +261,10 @@ def ingest(
     A repeat delivery of a stored turn publishes its reply if the stream lacks it and owes what its first
     delivery left unsent (``owed_by`` the message: nothing once it was sent).
     ``publish_by``: until when (``time.monotonic()``) a publish keeps retrying while Redis is unreachable.
+    ``opening``: the message's opening read when the caller made it (the task does, to check the tombstone in it).
     """
-    opening = opening_of(payload)  # the one read before the reply (``adapters.turn_context``)
+    if opening is None:
+        opening = opening_of(payload)  # the one read before the reply (``adapters.turn_context``)
     if opening.stored_by is not None:
         if opening.stored_by != payload.user_id:
             raise MalformedPayload(f"message_id {payload.message_id!r} was already used by another user")
@@ -362,14 +367,20 @@ def ingest_message(self: IngestTask, *args: Any, **kwargs: Any) -> str | None:
     settings = get_settings()
     try:
         payload = parse_ingest(args, kwargs, settings.max_message_chars)
-        events.refuse_if_forgotten(self, payload.user_id, payload.message_id)  # an erased user's late message
+        # the opening read also says whether the user was erased: an erased user's late message is refused here,
+        # before anything else, as ``events.refuse_if_forgotten`` would (without a statement of its own)
+        opening = opening_of(payload, events.tombstone_of(payload.user_id))
+        if opening.forgotten:
+            events.refuse_forgotten(self, payload.user_id, payload.message_id)
         with user_scope(payload.user_id):
             final = (self.request.retries or 0) >= self.model_retries()
             # wait for Redis no longer than the soft time limit allows (less a margin to finish the task)
             publish_by = min(
                 time.monotonic() + settings.publish_retry_window_s, started + settings.task_soft_time_limit_s - 2
             )
-            stream_id, follow = ingest(payload, self.request.id, final, publish_by, send=effects.emit_rows)
+            stream_id, follow = ingest(
+                payload, self.request.id, final, publish_by, send=effects.emit_rows, opening=opening
+            )
             metrics.reply_latency(started)
     except MalformedPayload:
         # dead-lettered: nothing to re-send (another user's entry under the same message_id stays)

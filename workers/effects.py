@@ -8,6 +8,12 @@ the delete sends it twice, which the receiving tasks' idempotence makes harmless
 
 Tasks are sent through their registered task object (``apply_async``), so Celery checks the kwargs against the
 task's signature at send time, as ``workers.events`` does, and the queue comes from ``workers.routing``.
+
+A row's effects go in one batch (kombu's ``Producer.batch``: one producer, one Redis pipeline for them all), not one
+producer, client and round trip per effect: an ordinary turn owes two (its memory and its facts) and this was a
+second broker round trip on every message. A batch that fails sends none of the row for certain
+(``BatchPublishError``: delivery is uncertain, and kombu retries no batch), so the row stays for the sweep, as a
+failed single send did; a send the sweep repeats is harmless (the receiving tasks are idempotent).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
+from kombu.exceptions import BatchPublishError
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis import RedisError
 
@@ -39,7 +46,7 @@ from workers.routing import TaskName, queue_for
 log = logging.getLogger(__name__)
 
 UNPUBLISHED_KEPT = timedelta(days=30)  # longer than any notification stays fresh (its hard expiry)
-SEND_ERRORS: tuple[type[BaseException], ...] = (RedisError, KombuOperationalError, OSError)
+SEND_ERRORS: tuple[type[BaseException], ...] = (RedisError, KombuOperationalError, BatchPublishError, OSError)
 
 
 def task_named(name: str) -> Any:
@@ -53,22 +60,37 @@ def task_named(name: str) -> Any:
     return app.tasks[name]
 
 
-def emit(effect: Effect) -> None:
-    """Send one effect to its task's queue."""
+def emit(effect: Effect, producer: Any = None) -> None:
+    """Send one effect to its task's queue (through ``producer`` when given: a batch's, ``emit_together``)."""
     options: dict[str, Any] = {"queue": queue_for(TaskName(effect.task), get_settings())}
     if effect.kwargsrepr is not None:
         options["kwargsrepr"] = effect.kwargsrepr
+    if producer is not None:
+        options["producer"] = producer
     task_named(effect.task).apply_async(kwargs=effect.kwargs, **options)
 
 
+def emit_together(effects: list[Effect]) -> None:
+    """Send ``effects`` in one batch: one producer and one Redis pipeline (see the module). Raises what a send
+    raises (``SEND_ERRORS``); then none of them was sent for certain."""
+    if len(effects) == 1:
+        emit(effects[0])  # nothing to share
+        return
+    from workers.app import app
+
+    with app.producer_or_acquire() as producer, producer.batch():
+        for effect in effects:
+            emit(effect, producer)
+
+
 def emit_owed(owed: list[Owed]) -> list[int]:
-    """Send each row's effects; the ids of the rows whose effects all went (the caller settles those). A row
-    whose send fails stays for the sweep (logged once here)."""
+    """Send each row's effects (one batch a row); the ids of the rows whose effects all went (the caller settles
+    those). A row whose send fails stays for the sweep (logged once here)."""
     sent: list[int] = []
     for row in owed:
         try:
-            for effect in row.effects:
-                emit(effect)
+            if row.effects:
+                emit_together(list(row.effects))
         except SEND_ERRORS as exc:
             log.warning("effects of %s not sent (%s: %s); the sweep sends them", row.source, type(exc).__name__, exc)
             continue

@@ -15,7 +15,7 @@ The flow: gateway → ``ingest_message`` → (outbox stream) and ``perceive`` + 
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from adapters.settings import get_settings
 from models.pending_effects import Effect, PendingEffects, owe
@@ -152,20 +152,34 @@ def refuse_if_forgotten(task: ReliableTask, user_id: str, message_id: str | None
     Raises ``DeadLettered``; returns when the user was never erased (one primary-key lookup).
     """
     from adapters.db import autocommit_scope
+    from models.erasure import is_forgotten
+
+    with autocommit_scope() as session:
+        if not is_forgotten(session, tombstone_of(user_id)):
+            return
+    refuse_forgotten(task, user_id, message_id)
+
+
+def tombstone_of(user_id: str) -> str:
+    """The key ``user_id``'s tombstone would have (``models.erasure.tombstone_key``, with the configured secret)."""
+    from models.erasure import tombstone_key
+
+    return tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value())
+
+
+def refuse_forgotten(task: ReliableTask, user_id: str, message_id: str | None = None) -> NoReturn:
+    """``refuse_if_forgotten`` once the tombstone was found: for a caller whose own read already looked it up
+    (ingest's opening read, ``models.turn_opening``: the check costs no statement of its own there)."""
     from adapters.inbox_erasure import erase_inbox
     from ella.rejections import reply_key
-    from models.erasure import Traces, is_forgotten, tombstone_key
+    from models.erasure import Traces
 
-    key = tombstone_key(user_id, get_settings().forget_hmac_key.get_secret_value())
-    with autocommit_scope() as session:
-        if not is_forgotten(session, key):
-            return
     erase_inbox(Traces(user_id, message_ids={message_id} if message_id else set()))
     asked = task.request.kwargs if isinstance(task.request.kwargs, dict) else {}
     in_reply_to = reply_key(task.name, asked, task.request.id)  # for the rejected entry, which names no user
     task.request.kwargs = {}
     owe_disk_rewrite()  # the late message's words were in Redis (the queue, the inbox): its files too
-    raise task.dead_letter(FORGOTTEN_REASON, [], {"tombstone": key}, in_reply_to=in_reply_to)
+    raise task.dead_letter(FORGOTTEN_REASON, [], {"tombstone": tombstone_of(user_id)}, in_reply_to=in_reply_to)
 
 
 REWRITE_AFTER_S = 5  # after the refused task's ack: kombu's unacked hash held the message until then
