@@ -12,13 +12,12 @@ import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.support.schedule import longest_files_first
-from tests.support.scratch import create_database, scratch_run
+from tests.support.scratch import BackgroundDrops, create_database, scratch_run
 from tests.support.worker_zygote import Zygote
 
 if TYPE_CHECKING:
@@ -115,9 +114,8 @@ def migrated_templates() -> Iterator[dict[str, str]]:
         drop()
 
 
-# Databases of finished tests are dropped by one background thread: a PostgreSQL drop waits for the backends it
-# terminates (a killed worker's connections), about 1 s of each worker test's teardown, which nothing waits on.
-_DROPS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="drop-database")
+# Databases of finished tests are dropped in the background (tests/support/scratch.py, BackgroundDrops).
+_DROPS = BackgroundDrops()
 
 
 def drop_soon(url: str, drop: Callable[[], None]) -> None:
@@ -125,12 +123,12 @@ def drop_soon(url: str, drop: Callable[[], None]) -> None:
     from adapters import db
 
     db.forget_engine(url)
-    _DROPS.submit(drop)
+    _DROPS.soon(drop)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Every drop handed to the background thread is done before the run ends, and the worker zygote ends."""
-    _DROPS.shutdown(wait=True)
+    _DROPS.finish()
     if _ZYGOTE is not None:
         _ZYGOTE.close()
 

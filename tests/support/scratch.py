@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
+import threading
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
@@ -78,3 +81,52 @@ def create_database(backend: str, name: str, var: Path, template: str | None = N
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     return url, drop
+
+
+class BackgroundDrops:
+    """Drops of finished tests' databases, off the tests' path: a few at a time while the run goes on, and what is
+    left when it ends all at once.
+
+    Why: PostgreSQL 15's ``DROP DATABASE`` requests an immediate checkpoint and waits for it. In a test's teardown
+    that cost about 1 s per PostgreSQL test on a busy machine (a thousand of them a run), and 4.5 s beside a CPU
+    burner, where a single background thread fell 245 drops behind. Concurrent drops share a checkpoint (8 at once:
+    0.95 s a database instead of 4.47 s), and at the end of the run nothing else dirties the buffers it flushes.
+    """
+
+    def __init__(self, during: int = 2, at_end: int = 16) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=during, thread_name_prefix="drop-database")
+        self._waiting: dict[int, Callable[[], None]] = {}
+        self._lock = threading.Lock()
+        self._count = 0
+        self.at_end = at_end
+
+    def soon(self, drop: Callable[[], None]) -> None:
+        with self._lock:
+            key = self._count
+            self._count += 1
+            self._waiting[key] = drop
+        self._pool.submit(self._run, key)
+
+    def _run(self, key: int) -> None:
+        with self._lock:
+            drop = self._waiting.pop(key, None)
+        if drop is not None:
+            _quietly(drop)
+
+    def finish(self) -> None:
+        """Run every drop not started yet, ``at_end`` at a time, and wait for those under way."""
+        with self._lock:
+            rest = list(self._waiting.values())
+            self._waiting.clear()
+        if rest:
+            with ThreadPoolExecutor(max_workers=self.at_end, thread_name_prefix="drop-database-end") as pool:
+                list(pool.map(_quietly, rest))
+        self._pool.shutdown(wait=True)
+
+
+def _quietly(drop: Callable[[], None]) -> None:
+    """A drop that fails leaves a scratch database behind: said on stderr, never a failed test."""
+    try:
+        drop()
+    except Exception as exc:  # noqa: BLE001
+        print(f"scratch database not dropped: {type(exc).__name__}: {exc}", file=sys.stderr)
