@@ -12,6 +12,7 @@ import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -111,7 +112,7 @@ def migrated_templates() -> Iterator[dict[str, str]]:
     templates = Templates()
     yield templates
     for drop in drops:
-        drop()
+        _DROPS.soon(drop)  # with the copies' drops: at the end of the run, concurrently
 
 
 # Databases of finished tests are dropped in the background (tests/support/scratch.py, BackgroundDrops).
@@ -257,6 +258,14 @@ def forget_deliveries(client: object, queues: tuple[str, ...] | list[str]) -> in
             client.zrem("unacked_index", tag)
             dropped += 1
     return dropped
+
+
+@pytest.fixture(scope="session")
+def node_package() -> Path:
+    """``clients/node`` with its dependencies installed (tests/support/node_client.py)."""
+    from tests.support.node_client import installed_node_package
+
+    return installed_node_package()
 
 
 @pytest.fixture

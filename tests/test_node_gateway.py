@@ -12,17 +12,11 @@ like a missing service, and elsewhere skip saying what is missing.
 from __future__ import annotations
 
 import base64
-import fcntl
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
-import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,42 +29,11 @@ from adapters.settings import get_settings
 from ella.contract import TASK_SCHEMA_FILES, IngestPayload, MemoryRequest, ProfilePayload
 from models import Base, DeadLetter, InboundMessage, OutboxRecord, User
 from tests.conftest import wait_for
+from tests.support.node_client import NODE_DIR
 from tests.test_least_privilege import acl_users as acl_users  # a fixture: the ACL users, made and removed per test
 from workers.events import FORGOTTEN_REASON
 
 pytestmark = pytest.mark.integration
-
-NODE_DIR = Path(__file__).resolve().parent.parent / "clients" / "node"
-MARKER = NODE_DIR / "node_modules" / ".ella-npm-ci"
-
-
-def _lock_digest() -> str:
-    return hashlib.sha256((NODE_DIR / "package-lock.json").read_bytes()).hexdigest()
-
-
-@pytest.fixture(scope="session")
-def node_package() -> Iterator[Path]:
-    """``clients/node`` with its dependencies installed from the lock (once per lock, across xdist processes)."""
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        message = f"{' and '.join(missing)} not found: the Node gateway client's tests need Node.js 20 and npm"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but {message}", pytrace=False)
-        pytest.skip(message)
-    lock_path = Path(tempfile.gettempdir()) / f"ella-npm-ci-{hashlib.sha256(bytes(NODE_DIR)).hexdigest()[:12]}.lock"
-    with lock_path.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        digest = _lock_digest()
-        if not (MARKER.exists() and MARKER.read_text() == digest):
-            started = time.monotonic()
-            run = subprocess.run(
-                ["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True, timeout=300
-            )
-            if run.returncode != 0:
-                pytest.fail(f"npm ci in {NODE_DIR} failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
-            MARKER.write_text(digest)
-            print(f"npm ci in {NODE_DIR}: {time.monotonic() - started:.1f} s")  # shown with -s or on failure
-    yield NODE_DIR
 
 
 KWARGS_SCHEMAS = TASK_SCHEMA_FILES  # each task's own schema (docs/gateway.md, section 1)
