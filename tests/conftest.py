@@ -260,6 +260,24 @@ def forget_deliveries(client: object, queues: tuple[str, ...] | list[str]) -> in
     return dropped
 
 
+def messages_carry(monkeypatch: pytest.MonkeyPatch, *, soft: int, hard: int) -> None:
+    """Give this test process's copies of the tasks the time limits a test gives its workers.
+
+    Why: Celery 5.7's ``send_task`` merges a locally registered task's execution options into each message it
+    sends, its time limits included (bound from this process's configuration: the suite's 5 s), and a message's
+    own limits win over the worker's. Once any earlier test of the process had imported the task modules, a test
+    whose workers were given longer limits in their environment still ran them on 5 s (a clean clone's run
+    dead-lettered 1 and 2 of 12 messages at the 5 s soft limit; alone, the test passed)."""
+    from workers.app import app
+
+    app.loader.import_default_modules()
+    for name, task in list(app.tasks.items()):
+        if name.startswith("ella."):
+            monkeypatch.setattr(task, "soft_time_limit", soft)
+            monkeypatch.setattr(task, "time_limit", hard)
+            monkeypatch.setattr(task, "_exec_options", None)  # Celery's cache of them
+
+
 @pytest.fixture(scope="session")
 def node_package() -> Path:
     """``clients/node`` with its dependencies installed (tests/support/node_client.py)."""

@@ -25,7 +25,7 @@ import pytest
 
 from adapters.settings import get_settings
 from tests.conftest import wait_for
-from tests.test_node_gateway import node_package, run_node  # noqa: F401  (node_package: a fixture)
+from tests.test_node_gateway import run_node
 from workers.routing import TaskName
 
 EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
@@ -270,7 +270,7 @@ def test_a_user_whose_lost_message_id_another_user_took_is_answered_message_id_t
 
 @pytest.mark.integration
 def test_an_erased_users_late_message_from_a_stock_celery_node_client_leaves_neither_her_id_nor_her_words(
-    node_package: Path,  # noqa: F811  (the fixture, imported from tests/test_node_gateway.py)
+    node_package: Path,
     start_worker,
     outbox,
 ):

@@ -14,7 +14,7 @@ from adapters.db import session_scope
 from adapters.settings import get_settings
 from gateway.client import enqueue_message
 from models import DeadLetter, ModelCall, OutboxRecord
-from tests.conftest import wait_for
+from tests.conftest import messages_carry, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
 from workers.app import app
 
@@ -104,11 +104,11 @@ def test_output_that_never_validates_goes_out_as_a_fallback_not_as_ellas_words(s
     assert [c.outcome for c in calls()][-1] == "failsafe"
 
 
-def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
+def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake, monkeypatch):
     # Six tasks queue for two slots: on a loaded machine (two test processes on two cores) a task can wait past
     # the suite's 5 s soft limit, which now reaches the model wait and dead-letters it. The cap is what is tested
-    # here, so these workers get limits that fit the queue even beside a CPU burner on both cores, where a turn
-    # took 2.5-3 s and 5 of 12 tasks still passed a 30 s soft limit waiting for a slot (issue 37's loaded run).
+    # here, so these workers (and the messages: ``messages_carry``) get limits that fit the queue even beside a
+    # CPU burner on both cores.
     # The slot wait is the model timeout: 60 s here, so a queued task waits for a slot instead of retrying.
     limits = {
         "ELLA_TASK_SOFT_TIME_LIMIT_S": "120",
@@ -117,6 +117,7 @@ def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
         "ELLA_LLM_TIMEOUT_S": "60",
     }
     env = claude_env(fake, ELLA_LLM_MAX_CONCURRENCY="2", **limits)
+    messages_carry(monkeypatch, soft=120, hard=130)
     # Both start at once and are then waited for (one after the other, the second start-up waited on the first).
     workers = [start_worker(concurrency=3, env=env, wait=False) for _ in range(2)]
     for worker in workers:
