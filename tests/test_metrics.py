@@ -423,9 +423,7 @@ def test_the_rule_reader_sees_a_name_that_drifted():
 # --- end to end: a real worker writing into a metrics directory ---------------------------------------------
 
 
-def test_a_real_worker_writes_every_family_a_day_of_traffic_produces(
-    start_worker, outbox, tmp_path, redis_client, monkeypatch
-):
+def test_a_real_worker_writes_every_family_a_day_of_traffic_produces(start_worker, outbox, tmp_path, redis_client):
     """A prefork worker (two children) with ELLA_METRICS_DIR: a chat turn, a crisis message, a malformed payload,
     the nightly regression on a small corpus, the digest job for two users whose 07:00 is now, the batch flush and
     a notification dispatch; then one scrape of the directory.
@@ -440,7 +438,6 @@ def test_a_real_worker_writes_every_family_a_day_of_traffic_produces(
     from gateway.client import enqueue_message
     from models import NotificationCandidate, User
     from models.base import utcnow
-    from tests.conftest import messages_carry
     from tests.test_digest import add_fact, make_user
     from workers.app import app
 
@@ -461,7 +458,6 @@ def test_a_real_worker_writes_every_family_a_day_of_traffic_produces(
     # Time limits of a production worker's order (the suite's 5 s are for redelivery tests): a cold child loads
     # the guard and the reply path on its first message, which on a busy machine can take more than 5 s.
     limits = {"ELLA_TASK_SOFT_TIME_LIMIT_S": "60", "ELLA_TASK_TIME_LIMIT_S": "70", "ELLA_VISIBILITY_TIMEOUT_S": "90"}
-    messages_carry(monkeypatch, soft=60, hard=70)  # the messages this test sends carry them too
     start_worker(env={"ELLA_METRICS_DIR": str(root), "ELLA_GUARD_CORPUS_PATH": str(corpus), **limits})
     run = uuid.uuid4().hex[:6]
     chat, crisis = f"m-{run}-chat", f"m-{run}-crisis"

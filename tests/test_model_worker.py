@@ -14,7 +14,7 @@ from adapters.db import session_scope
 from adapters.settings import get_settings
 from gateway.client import enqueue_message
 from models import DeadLetter, ModelCall, OutboxRecord
-from tests.conftest import messages_carry, wait_for
+from tests.conftest import on_one_backend, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
 from workers.app import app
 
@@ -104,11 +104,11 @@ def test_output_that_never_validates_goes_out_as_a_fallback_not_as_ellas_words(s
     assert [c.outcome for c in calls()][-1] == "failsafe"
 
 
-def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake, monkeypatch):
+def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake):
     # Six tasks queue for two slots: on a loaded machine (two test processes on two cores) a task can wait past
     # the suite's 5 s soft limit, which now reaches the model wait and dead-letters it. The cap is what is tested
-    # here, so these workers (and the messages: ``messages_carry``) get limits that fit the queue even beside a
-    # CPU burner on both cores.
+    # here, so these workers get limits that fit the queue even beside a CPU burner on both cores (the messages
+    # carry none of the sender's: ``EllaCelery.send_task``).
     # The slot wait is the model timeout: 60 s here, so a queued task waits for a slot instead of retrying.
     limits = {
         "ELLA_TASK_SOFT_TIME_LIMIT_S": "120",
@@ -117,7 +117,6 @@ def test_two_workers_never_exceed_the_global_model_limit(start_worker, fake, mon
         "ELLA_LLM_TIMEOUT_S": "60",
     }
     env = claude_env(fake, ELLA_LLM_MAX_CONCURRENCY="2", **limits)
-    messages_carry(monkeypatch, soft=120, hard=130)
     # Both start at once and are then waited for (one after the other, the second start-up waited on the first).
     workers = [start_worker(concurrency=3, env=env, wait=False) for _ in range(2)]
     for worker in workers:
@@ -156,3 +155,27 @@ def test_the_reply_prompt_carries_retrieved_memories_and_marks_them_accessed(sta
     assert "My dog Biscuit hurt his paw at the beach" in volatile
     # marked by the second turn's memory task (ella.perceive), which runs after its reply is published
     wait_for(lambda: node().last_accessed_at > before, 60, what="the retrieved memory marked as used")
+
+
+@on_one_backend()
+def test_a_message_carries_no_time_limits_of_its_sender(migrated_db, redis_client):
+    """The worker that runs a task applies its own time limits: Celery 5.7 would stamp the sending process's
+    (bound into its registered task from its configuration: here the suite's 5 s) into the message, where they
+    beat the worker's (``EllaCelery.send_task``). Why on one back end: what is tested is the message, no SQL."""
+    import json
+
+    from adapters.settings import get_settings
+
+    app.loader.import_default_modules()
+    task = app.tasks["ella.ingest_message"]  # registered and bound here, as in a worker or beat
+    assert task.soft_time_limit == get_settings().task_soft_time_limit_s, "bound from this process's settings"
+    queue = get_settings().queue_inbound
+    redis_client.delete(queue)
+    try:
+        send("hello")  # gateway.client: app.send_task by name
+        task.apply_async(kwargs={"message_id": "m-x", "user_id": "sam", "text": "hi"}, queue=queue)
+        headers = [json.loads(raw)["headers"] for raw in redis_client.lrange(queue, 0, -1)]
+    finally:
+        redis_client.delete(queue)
+    assert len(headers) == 2
+    assert [h.get("timelimit") for h in headers] == [[None, None], [None, None]]

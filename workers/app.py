@@ -103,6 +103,20 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 
 class EllaCelery(Celery):  # type: ignore[misc]
+    def send_task(self, *args: Any, **options: Any) -> Any:
+        """Send as Celery does, but with no time limits in the message: the worker that runs a task applies its own
+        (``task_time_limit`` and ``task_soft_time_limit``, from its settings).
+
+        Why: Celery 5.7's ``send_task`` (and ``apply_async``, which calls it) merges a registered task's execution
+        options into the message, its time limits bound from the *sender's* configuration, and a message's limits
+        win over the worker's. So a worker emitting effects, beat or the CLI stamped their own limits on every task
+        they sent, and a batch worker given longer limits than the inbound ones still cut the inbound ones' tasks
+        short (the tests saw it: workers given 120 s ran their messages on the test process's 5 s). No caller
+        here asks for per-message limits; an explicit None is Celery's way to send none."""
+        options["time_limit"] = None
+        options["soft_time_limit"] = None
+        return super().send_task(*args, **options)
+
     def start(self, argv: list[str] | None = None) -> Any:
         """Run the ``celery`` command and exit with its status (``ella worker``, ``ella beat`` call this).
 
