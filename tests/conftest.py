@@ -8,7 +8,6 @@ seconds, not an hour), and a scratch ``var`` directory.
 from __future__ import annotations
 
 import os
-import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -22,6 +21,8 @@ from tests.support.scratch import BackgroundDrops, create_database, scratch_run
 from tests.support.worker_zygote import Zygote
 
 if TYPE_CHECKING:
+    import redis
+
     from workers.procs import WorkerProcess
 
 RUN, VAR = scratch_run("test")
@@ -202,10 +203,8 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
             env={"ELLA_REDIS_URL": redis_url(), "ELLA_DATABASE_URL": migrated_db, **(env or {})},
             extra_args=extra_args or [],
         )
-        full_env = {**os.environ, **worker.env}
-        if FORK_WORKERS and zygote().serves(full_env):
-            worker.log_path.parent.mkdir(parents=True, exist_ok=True)
-            worker.proc = zygote().fork(worker.celery_args(), full_env, worker.log_path)  # type: ignore[assignment]
+        if FORK_WORKERS and zygote().serves({**os.environ, **worker.env}):
+            zygote().start(worker)
         else:
             worker.start()
         started.append(worker)
@@ -220,32 +219,21 @@ def start_worker(migrated_db: str) -> Iterator[Callable[..., object]]:
 
 
 def kill_together(workers: list[WorkerProcess]) -> None:
-    """End a finished test's workers at once: SIGKILL to every group, then reap them. Why not a warm shutdown:
-    the test is over and its database is dropped next, and a warm shutdown of even an idle worker took 2-4 s (a
-    task still running waited out the 20 s ceiling), on every worker test of the run. What a kill leaves behind
-    (the deliveries it held) is forgotten next (``forget_deliveries``)."""
-    running = [w for w in workers if w.proc is not None and w.proc.poll() is None]
-    for worker in running:
-        assert worker.proc is not None
-        try:
-            os.killpg(worker.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    for worker in running:
-        assert worker.proc is not None
-        worker.proc.wait(30)
+    """End a finished test's workers: ``kill -9`` each group (``WorkerProcess.kill``). Why not a warm shutdown: the
+    test is over and its database is dropped next, and a warm shutdown of even an idle worker took 2-4 s (a task
+    still running waited out the 20 s ceiling), on every worker test of the run. What a kill leaves behind (the
+    deliveries it held) is forgotten next (``forget_deliveries``)."""
+    for worker in workers:
+        worker.kill()
 
 
-def forget_deliveries(client: object, queues: tuple[str, ...] | list[str]) -> int:
+def forget_deliveries(client: redis.Redis, queues: tuple[str, ...] | list[str]) -> int:
     """Drop from kombu's ``unacked`` hash (and its index) the deliveries of this run's queues that a killed worker
     held, so no later worker on these queues is handed a task of a finished test (kombu restores an unacked
     delivery to its queue once the visibility timeout passes, whichever worker of the Redis database notices).
     Other runs' deliveries, on their own queues, are left alone. Returns how many were dropped."""
     import json
 
-    import redis
-
-    assert isinstance(client, redis.Redis)
     ours = set(queues)
     dropped = 0
     for tag, raw in client.hscan_iter("unacked"):
@@ -258,24 +246,6 @@ def forget_deliveries(client: object, queues: tuple[str, ...] | list[str]) -> in
             client.zrem("unacked_index", tag)
             dropped += 1
     return dropped
-
-
-def messages_carry(monkeypatch: pytest.MonkeyPatch, *, soft: int, hard: int) -> None:
-    """Give this test process's copies of the tasks the time limits a test gives its workers.
-
-    Why: Celery 5.7's ``send_task`` merges a locally registered task's execution options into each message it
-    sends, its time limits included (bound from this process's configuration: the suite's 5 s), and a message's
-    own limits win over the worker's. Once any earlier test of the process had imported the task modules, a test
-    whose workers were given longer limits in their environment still ran them on 5 s (a clean clone's run
-    dead-lettered 1 and 2 of 12 messages at the 5 s soft limit; alone, the test passed)."""
-    from workers.app import app
-
-    app.loader.import_default_modules()
-    for name, task in list(app.tasks.items()):
-        if name.startswith("ella."):
-            monkeypatch.setattr(task, "soft_time_limit", soft)
-            monkeypatch.setattr(task, "time_limit", hard)
-            monkeypatch.setattr(task, "_exec_options", None)  # Celery's cache of them
 
 
 @pytest.fixture(scope="session")

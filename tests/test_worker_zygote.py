@@ -35,11 +35,9 @@ def test_a_forked_worker_reads_the_tests_environment_and_its_exit_code_reaches_t
     the zygote itself runs with ``ELLA_LLM_PROVIDER=offline``, so only the child's own environment refuses."""
     import os
 
-    w = worker({})
     env = {k: v for k, v in os.environ.items() if k != "ELLA_LLM_PROVIDER"}
-    env["ELLA_DATABASE_URL"] = migrated_db
-    w.proc = zygote().fork(w.celery_args(), env, w.log_path)  # type: ignore[assignment]
-    assert w.proc.wait(120) == 2, w.log_tail()
+    w = zygote().start(worker({}), {**env, "ELLA_DATABASE_URL": migrated_db})
+    assert w.proc is not None and w.proc.wait(120) == 2, w.log_tail()
     assert "refusing to start on the offline rule engine" in w.log_tail()
 
 
@@ -60,13 +58,11 @@ def group_members(pgid: int) -> list[int]:
 
 @on_one_backend()
 def test_a_forked_worker_answers_pings_and_a_kill_reaches_its_pool(migrated_db):
-    import os
 
     from tests.conftest import wait_for
     from workers.app import app
 
-    w = worker({"ELLA_DATABASE_URL": migrated_db})
-    w.proc = zygote().fork(w.celery_args(), {**os.environ, **w.env}, w.log_path)  # type: ignore[assignment]
+    w = zygote().start(worker({"ELLA_DATABASE_URL": migrated_db}))
     w.wait_ready(app)
     assert len(group_members(w.proc.pid)) >= 2, "the worker and its pool child, in the worker's own group"
     w.kill()

@@ -15,8 +15,9 @@ prometheus_client choose once): a worker whose environment differs from the zygo
 the old way (``WorkerProcess.start``, a fresh interpreter), and so is every test worker under
 ``ELLA_TEST_FORK_WORKERS=0``.
 
-Protocol (one JSON object a line): stdin ``{"argv": [...], "env": {...}, "log": path}``, stdout ``{"pid": n}`` or
-``{"error": text}``. A child's exit code is written to ``<status dir>/<pid>`` when the parent reaps it (a
+Protocol (one JSON object a line): the zygote first writes ``{"ready": true}`` on stdout once warm (or
+``{"error": text}`` and exits); then for each request on stdin, ``{"argv": [...], "env": {...}, "log": path}``, it
+answers ``{"pid": n}``. A child's exit code is written to ``<status dir>/<pid>`` when the parent reaps it (a
 forked worker is not the test process's child, so ``ForkedProc`` reads it there). EOF on stdin ends the parent.
 
     python -m tests.support.worker_zygote STATUS_DIR
@@ -34,7 +35,10 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workers.procs import WorkerProcess
 
 # Read when a module is imported, not when a worker starts: a fork would keep the zygote's values (found by
 # recording every settings read during ``_warm``, and by a search of the project's modules for environment reads).
@@ -211,6 +215,14 @@ class Zygote:
             raise RuntimeError("the worker zygote exited (see its log)")
         answer: dict[str, Any] = json.loads(line)
         return answer
+
+    def start(self, worker: WorkerProcess, env: dict[str, str] | None = None) -> WorkerProcess:
+        """``worker.start()``, forked from the zygote: its ``celery`` arguments and log, with ``env`` (by default
+        this process's environment and the worker's own, as ``WorkerProcess.start`` gives it)."""
+        worker.log_path.parent.mkdir(parents=True, exist_ok=True)
+        full_env = {**os.environ, **worker.env} if env is None else env
+        worker.proc = self.fork(worker.celery_args(), full_env, worker.log_path)  # type: ignore[assignment]
+        return worker
 
     def fork(self, argv: list[str], env: dict[str, str], log: Path) -> ForkedProc:
         with self._lock:
