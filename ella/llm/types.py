@@ -73,7 +73,7 @@ class Completion:
 @dataclass(frozen=True)
 class BatchResult:
     """One entry of a Message Batch's results, as the provider read it (here, not beside the SDK, so the batch
-    path and the offline engine read it without importing the SDK: ``anthropic`` costs a worker about 0.5 s of CPU
+    path and the offline engine read it without importing the SDK: ``anthropic`` costs a worker 0.87 s of CPU
     to import, and a worker on the offline engine never calls it)."""
 
     custom_id: str

@@ -53,7 +53,7 @@ def _warm() -> None:
 
     for name in TASK_MODULES:
         importlib.import_module(name)
-    import celery.bin.celery  # noqa: F401  (the command, its plugins: about 0.5 s)
+    import celery.bin.celery  # noqa: F401  (the command and its plugins: 0.2 s)
     from celery.worker import WorkController  # noqa: F401
 
     from ella.guard.classifier import prepare
