@@ -46,6 +46,13 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+# An execution option asking for the rows in PostgreSQL's binary protocol where the driver can (psycopg; the
+# engine's hook is ``adapters.db._binary_results_when_asked``; elsewhere ignored). For big reads whose decoding
+# costs more than the query: vectors, timestamps (``models.memory.node_rows``).
+BINARY_RESULTS_OPTION = "ella_binary_results"
+BINARY_RESULTS = {BINARY_RESULTS_OPTION: True}
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

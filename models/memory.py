@@ -40,7 +40,7 @@ from ella.memory.plans import PLAN_KEY_PREFIX, about_event
 from ella.memory.quarantine import Hold
 from ella.memory.retrieval import NodeRow
 from ella.memory_pages import Changed
-from models.base import Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.base import BINARY_RESULTS, Base, BigId, UTCDateTime, dialect_insert, utcnow
 from models.memory_changes import note_changed
 from models.provenance import Provenanced, in_prompts, prompt_engine
 from models.user import User
@@ -194,11 +194,13 @@ _ROW_COLUMNS = (
 
 def node_rows(session: Session, user_id: str, after_id: int = 0) -> list[NodeRow]:
     """The user's nodes with an id above ``after_id``, ids ascending, as plain rows (no ORM objects: building
-    100,000 of them costs more than reading them)."""
+    100,000 of them costs more than reading them), in PostgreSQL's binary protocol (``BINARY_RESULTS``): a cold
+    load of a long history is a read a reply waits on."""
     rows = session.execute(
         select(*_ROW_COLUMNS, MemoryNode.embedding_format)
         .where(MemoryNode.user_id == user_id, MemoryNode.id > after_id, shown_to_model())
-        .order_by(MemoryNode.id)
+        .order_by(MemoryNode.id),
+        execution_options=BINARY_RESULTS,
     ).all()
     return _node_rows(rows)
 

@@ -190,3 +190,37 @@ def test_stream_changes_reads_the_newest_id_the_touches_since_and_the_new_nodes_
         assert [r.id for r in new_rows] == ids[2:] and [r.description for r in new_rows] == ["three", "four"]
         assert stream_changes(s, "u9", None, ids[-1]).new_rows == []
         assert stream_changes(s, "nobody", T0) == (None, [], 0, [])
+
+
+def test_a_cold_load_reads_the_same_rows_in_postgresqls_binary_protocol(migrated_db) -> None:
+    """``node_rows`` asks for binary results (``BINARY_RESULTS``): on psycopg its cursor reads binary, and the
+    rows, vectors, times (in UTC) and NULLs included, equal those of the same statement read as text."""
+    from sqlalchemy import event, select
+
+    from adapters.db import get_engine
+    from models.memory import _ROW_COLUMNS, _node_rows, shown_to_model
+
+    ids = add_nodes("u-bin", ["I walked the dog by the river", "my sister Maya visited?"])
+    with session_scope() as s:
+        s.get(MemoryNode, ids[1]).expires_at = T0 + timedelta(days=9)
+    formats: list[str] = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany) -> None:
+        formats.append(getattr(getattr(cursor, "format", None), "name", "no format"))
+
+    engine = get_engine()
+    event.listen(engine, "after_cursor_execute", seen)
+    try:
+        with session_scope() as s:
+            loaded = node_rows(s, "u-bin")
+            as_text = s.execute(
+                select(*_ROW_COLUMNS, MemoryNode.embedding_format)
+                .where(MemoryNode.user_id == "u-bin", shown_to_model())
+                .order_by(MemoryNode.id)
+            ).all()
+    finally:
+        event.remove(engine, "after_cursor_execute", seen)
+    assert formats[-2:] == (["BINARY", "TEXT"] if engine.dialect.driver == "psycopg" else ["no format"] * 2)
+    assert loaded == _node_rows(as_text) and len(loaded) == 2
+    assert loaded[1].expires_at == T0 + timedelta(days=9) and loaded[0].expires_at is None
+    assert loaded[0].created_at.utcoffset() == timedelta(0)

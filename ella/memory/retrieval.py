@@ -351,6 +351,8 @@ _TRAILING_ASIDE = re.compile(r"\s*(?:\[[^\[\]]*\]|\([^()]*\))\s*$")
 def ends_with_question(text: str) -> bool:
     """Whether the memory's last sentence is a question; a trailing aside in brackets or parentheses (a shared
     photo's caption) is not the last sentence."""
+    if "?" not in text and "\uff1f" not in text:  # most memories: no regex (a 50,000-memory cold load spent 0.17 s)
+        return False
     return _TRAILING_ASIDE.sub("", text).rstrip().endswith(("?", "\uff1f"))
 
 
