@@ -10,7 +10,10 @@ fresh database:
 - paced: messages at a fixed rate below capacity; latency = the reply's outbox stream id (Redis server
   clock, ms) minus the send time, i.e. enqueue-to-outbox, without queueing behind a burst.
 Beside the burst's rate, the worker processes' own CPU per message over it (``worker_cpu_ms``: user + system time
-from ``/proc``, Linux only): on a shared machine the rate moves with everything else running, this much less.
+from ``/proc``, Linux only): on a shared machine the rate moves with everything else running, this much less. And
+what else a message costs over the same burst: PostgreSQL's and Redis's server processes (``postgres_cpu_ms``,
+``redis_cpu_ms``: every process of that name on the machine) and this process's (``bench_cpu_ms``: the producer
+and the reply reader), so the rate can be read against the CPU the machine has.
 The last line is JSON: {"msgs_per_s":…, "noop_per_s":…, "ratio_to_noop":…, "worker_cpu_ms":…, "p50_ms":…, …}.
 
     python bench/ingest_throughput.py [--database postgresql|sqlite] [--burst 2000] [--paced 1000 --rate 100]
@@ -52,6 +55,38 @@ def cpu_seconds(pids: list[int]) -> float | None:
     except (OSError, ValueError, IndexError):
         return None
     return total
+
+
+def cpu_by_pid(pids: list[int]) -> dict[int, float]:
+    """Each live process's user + system CPU so far; a process that is gone (or a machine without ``/proc``) is
+    left out."""
+    out = {}
+    for pid in pids:
+        seconds = cpu_seconds([pid])
+        if seconds is not None:
+            out[pid] = seconds
+    return out
+
+
+def cpu_ms_each(before: dict[int, float], after: dict[int, float], n: int) -> float | None:
+    """The CPU the processes alive at both readings spent between them, in ms per one of ``n`` items."""
+    both = before.keys() & after.keys()
+    return round(sum(after[p] - before[p] for p in both) * 1000 / n, 2) if both else None
+
+
+def pids_named(*names: str) -> list[int]:
+    """Every process on this machine whose command name is one of ``names`` (``/proc/<pid>/comm``): the database
+    and broker servers, whose CPU a message also costs. Machine-wide, so anything else they serve meanwhile counts
+    too: read them on an otherwise idle machine."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() in names:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 def run(
@@ -109,20 +144,30 @@ def run(
         noop_per_s = burst / (time.perf_counter() - t0)
         print(f"[{kind}] baseline: {burst} no-op tasks, same broker and worker = {noop_per_s:.0f} tasks/s")
 
-        pids = [proc.pid for proc in worker.procs]
-        cpu_before = cpu_seconds(pids)
+        groups = {
+            "worker": [proc.pid for proc in worker.procs],
+            "postgres": pids_named("postgres"),  # PostgreSQL's server processes (their comm is "postgres")
+            "redis": pids_named("redis-server"),
+            "bench": [os.getpid()],  # the producer and the reply reader
+        }
+        cpu_before = {name: cpu_by_pid(pids) for name, pids in groups.items()}
         t0 = time.perf_counter()
         ids = [send("burst", i) for i in range(burst)]
         replies.wait(ids, 300)
         elapsed = time.perf_counter() - t0
-        cpu_after = cpu_seconds(pids)
+        cpu_ms = {name: cpu_ms_each(cpu_before[name], cpu_by_pid(pids), burst) for name, pids in groups.items()}
         msgs_per_s = burst / elapsed
-        worker_cpu_ms = None if cpu_before is None or cpu_after is None else (cpu_after - cpu_before) * 1000 / burst
+        worker_cpu_ms = cpu_ms["worker"]
         shown_cpu = "" if worker_cpu_ms is None else f"; worker CPU {worker_cpu_ms:.1f} ms a message"
         print(
             f"[{kind}] burst: {burst} messages in {elapsed:.2f} s = {msgs_per_s:.0f} msgs/s "
             f"({msgs_per_s / noop_per_s:.2f} of the no-op rate; worker {worker.copies} x --pool {worker.pool} "
             f"--concurrency {worker.concurrency}{shown_cpu})"
+        )
+        print(
+            f"[{kind}] the same burst's CPU a message elsewhere: PostgreSQL {cpu_ms['postgres']} ms, "
+            f"Redis {cpu_ms['redis']} ms, this process (producer and reply reader) {cpu_ms['bench']} ms "
+            "(server processes machine-wide: read on an otherwise idle machine)"
         )
 
         ids = []
@@ -146,6 +191,9 @@ def run(
             "noop_per_s": round(noop_per_s, 1),
             "ratio_to_noop": round(msgs_per_s / noop_per_s, 3),
             "worker_cpu_ms": None if worker_cpu_ms is None else round(worker_cpu_ms, 1),
+            "postgres_cpu_ms": cpu_ms["postgres"],
+            "redis_cpu_ms": cpu_ms["redis"],
+            "bench_cpu_ms": cpu_ms["bench"],
             "p50_ms": round(p50, 1),
             "p99_ms": round(p99, 1),
             "pool": worker.pool,
