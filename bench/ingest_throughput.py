@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -45,33 +46,25 @@ from bench.compose_inbound import ComposeInbound, Replies  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def cpu_seconds(pids: list[int]) -> float | None:
-    """User + system CPU of these processes so far (``/proc/<pid>/stat``), or None where there is no ``/proc``."""
+def group_cpu(pids: list[int]) -> float | None:
+    """CPU seconds so far of these processes and of their children that have ended (``/proc/<pid>/stat``: user,
+    system, and the reaped children's user and system time), or None where there is no ``/proc``.
+
+    Why the children: PostgreSQL serves each connection from a backend that the postmaster forks and reaps, and
+    a worker's pool opens and closes connections during a burst; their CPU, gone from ``/proc`` with them, is in
+    the postmaster's children's time. A process that ends between two readings is also gone: read the group
+    twice by name (``pids_named``) and compare totals."""
     total = 0.0
-    try:
-        for pid in pids:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-    return total
-
-
-def cpu_by_pid(pids: list[int]) -> dict[int, float]:
-    """Each live process's user + system CPU so far; a process that is gone (or a machine without ``/proc``) is
-    left out."""
-    out = {}
     for pid in pids:
-        seconds = cpu_seconds([pid])
-        if seconds is not None:
-            out[pid] = seconds
-    return out
-
-
-def cpu_ms_each(before: dict[int, float], after: dict[int, float], n: int) -> float | None:
-    """The CPU the processes alive at both readings spent between them, in ms per one of ``n`` items."""
-    both = before.keys() & after.keys()
-    return round(sum(after[p] - before[p] for p in both) * 1000 / n, 2) if both else None
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile: its time is now in its parent's children's time
+        try:
+            total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        except (ValueError, IndexError):
+            return None
+    return total if pids else None
 
 
 def pids_named(*names: str) -> list[int]:
@@ -144,18 +137,22 @@ def run(
         noop_per_s = burst / (time.perf_counter() - t0)
         print(f"[{kind}] baseline: {burst} no-op tasks, same broker and worker = {noop_per_s:.0f} tasks/s")
 
-        groups = {
-            "worker": [proc.pid for proc in worker.procs],
-            "postgres": pids_named("postgres"),  # PostgreSQL's server processes (their comm is "postgres")
-            "redis": pids_named("redis-server"),
-            "bench": [os.getpid()],  # the producer and the reply reader
+        worker_pids = [proc.pid for proc in worker.procs]
+        groups: dict[str, Callable[[], list[int]]] = {
+            "worker": lambda: worker_pids,
+            "postgres": lambda: pids_named("postgres"),  # PostgreSQL's processes (their comm is "postgres")
+            "redis": lambda: pids_named("redis-server"),
+            "bench": lambda: [os.getpid()],  # the producer and the reply reader
         }
-        cpu_before = {name: cpu_by_pid(pids) for name, pids in groups.items()}
+        cpu_before = {name: group_cpu(pids()) for name, pids in groups.items()}
         t0 = time.perf_counter()
         ids = [send("burst", i) for i in range(burst)]
         replies.wait(ids, 300)
         elapsed = time.perf_counter() - t0
-        cpu_ms = {name: cpu_ms_each(cpu_before[name], cpu_by_pid(pids), burst) for name, pids in groups.items()}
+        cpu_ms: dict[str, float | None] = {}
+        for name, pids in groups.items():
+            before, after = cpu_before[name], group_cpu(pids())
+            cpu_ms[name] = None if before is None or after is None else round((after - before) * 1000 / burst, 2)
         msgs_per_s = burst / elapsed
         worker_cpu_ms = cpu_ms["worker"]
         shown_cpu = "" if worker_cpu_ms is None else f"; worker CPU {worker_cpu_ms:.1f} ms a message"
