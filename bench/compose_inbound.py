@@ -2,7 +2,7 @@
 
 Why shared: ``bench/ingest_throughput.py`` and ``bench/model_latency.py`` both run docker-compose.yml's
 ``worker-inbound`` command line (its pool and concurrency, one process per ``deploy.replicas``; only the queue
-names are the run's) and time the replies on the outbox stream.
+names are the run's) with compose's connection-pool size for it, and time the replies on the outbox stream.
 """
 
 from __future__ import annotations
@@ -13,9 +13,21 @@ import subprocess
 import time
 from pathlib import Path
 
-from chaos.harness import option, replicas, worker_argv
+import yaml
+
+from chaos.harness import COMPOSE_FILE, option, replicas, worker_argv
 
 ROOT = Path(__file__).resolve().parents[1]
+# What compose sets for the inbound worker's process beyond its command line that a bench must run with too: the
+# size of its connection pool (its threads share it). Not the rest of its environment: URLs, paths and the
+# production switches are the run's own.
+POOL_VARIABLES = ("ELLA_DATABASE_POOL_SIZE", "ELLA_DATABASE_MAX_OVERFLOW")
+
+
+def pool_env(service: str) -> dict[str, str]:
+    """``service``'s connection-pool variables as compose sets them (merged from its anchors by the YAML loader)."""
+    environment = yaml.safe_load(COMPOSE_FILE.read_text())["services"][service].get("environment") or {}
+    return {key: str(environment[key]) for key in POOL_VARIABLES if key in environment}
 
 
 class Replies:
@@ -79,7 +91,9 @@ class ComposeInbound:
                 argv = [a.replace(f"{self.name}@", f"{node}@") for a in self.argv]
                 self.procs.append(
                     subprocess.Popen(
-                        argv, env={**os.environ, **env, "PYTHONPATH": str(ROOT)}, stdout=log,
+                        # compose's pool settings unless this run sets its own (to compare)
+                        argv, env={**pool_env("worker-inbound"), **os.environ, **env, "PYTHONPATH": str(ROOT)},
+                        stdout=log,
                         stderr=subprocess.STDOUT, cwd=ROOT,
                     )
                 )  # fmt: skip

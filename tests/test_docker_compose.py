@@ -617,6 +617,23 @@ def test_the_inbound_worker_waits_on_the_model_in_threads_up_to_the_in_flight_ca
     assert threads >= cap, f"{threads} threads can never use the {cap} model calls the cap allows"
 
 
+def test_the_inbound_worker_keeps_a_pooled_connection_for_each_thread_within_the_connection_budget(monkeypatch):
+    """Its threads share one process's SQLAlchemy pool: with fewer pooled connections than threads, a burst opens
+    and closes the overflow ones again and again (pool 5 for 8 threads: 86 connections opened in one
+    bench/ingest_throughput.py run, pool 10: 17), each a new PgBouncer client or, without one, a new backend. The
+    most a process holds stays the README's 10 (Connections)."""
+    args = celery_services("worker")["worker-inbound"]
+    threads = int(option_values(args, "-c", "--concurrency")[-1])
+    inbound = container_settings(SERVICES["worker-inbound"], monkeypatch)
+    assert inbound.database_pool_size >= threads
+    assert inbound.database_pool_size + inbound.database_max_overflow <= 10
+    for name, service in SERVICES.items():  # the override keeps every other variable of the workers' environment
+        if name.startswith("worker-"):
+            assert environment(service).keys() - {"ELLA_DATABASE_POOL_SIZE", "ELLA_DATABASE_MAX_OVERFLOW"} == (
+                environment(SERVICES["worker-cognition"]).keys()
+            ), name
+
+
 # --- Dockerfile and .dockerignore --------------------------------------------------------------------------
 
 
