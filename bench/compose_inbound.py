@@ -13,9 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import yaml
-
-from chaos.harness import COMPOSE_FILE, option, replicas, worker_argv
+from chaos.harness import option, replicas, service_spec, worker_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 # What compose sets for the inbound worker's process beyond its command line that a bench must run with too: the
@@ -25,8 +23,8 @@ POOL_VARIABLES = ("ELLA_DATABASE_POOL_SIZE", "ELLA_DATABASE_MAX_OVERFLOW")
 
 
 def pool_env(service: str) -> dict[str, str]:
-    """``service``'s connection-pool variables as compose sets them (merged from its anchors by the YAML loader)."""
-    environment = yaml.safe_load(COMPOSE_FILE.read_text())["services"][service].get("environment") or {}
+    """``service``'s connection-pool variables as compose sets them."""
+    environment = service_spec(service).get("environment") or {}
     return {key: str(environment[key]) for key in POOL_VARIABLES if key in environment}
 
 

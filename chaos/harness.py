@@ -53,9 +53,15 @@ FAST_ENV = {
 }
 
 
+def service_spec(service: str, compose_file: Path = COMPOSE_FILE) -> dict[str, Any]:
+    """A compose service's definition, its anchors merged by the YAML loader."""
+    spec: dict[str, Any] = yaml.safe_load(compose_file.read_text())["services"][service]
+    return spec
+
+
 def compose_argv(service: str, compose_file: Path = COMPOSE_FILE) -> list[str]:
     """A compose service's command, with its entry point resolved to this virtualenv's script."""
-    command = yaml.safe_load(compose_file.read_text())["services"][service]["command"]
+    command = service_spec(service, compose_file)["command"]
     args = command.split() if isinstance(command, str) else [str(a) for a in command]
     script = Path(sys.executable).parent / args[0]
     return [str(script) if script.exists() else args[0], *args[1:]]
@@ -63,8 +69,7 @@ def compose_argv(service: str, compose_file: Path = COMPOSE_FILE) -> list[str]:
 
 def replicas(service: str, compose_file: Path = COMPOSE_FILE) -> int:
     """How many containers compose runs of ``service`` (``deploy.replicas``, default 1)."""
-    spec = yaml.safe_load(compose_file.read_text())["services"][service]
-    return int((spec.get("deploy") or {}).get("replicas", 1))
+    return int((service_spec(service, compose_file).get("deploy") or {}).get("replicas", 1))
 
 
 def instances(service: str) -> list[str]:

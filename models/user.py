@@ -85,8 +85,8 @@ def _touch_statement(insert: DialectInsert, columns: tuple[str, ...]) -> Any:
     """``touch_user``'s upsert for a dialect and a set of columns, built once with bound parameters: building it
     per message cost more CPU than PostgreSQL took to run it (issue 35). A Core upsert whose row the ORM loads
     (``from_statement``): an ORM-enabled INSERT (``insert(User)``) rebuilt its statement from the values on every
-    execution, and its cache key with it: 1.7-2.0 -> 0.5-0.7 ms of CPU a call (a loop of 500 one-call
-    transactions on PostgreSQL, less an empty transaction's CPU)."""
+    execution, and its cache key with it: 1.1-2.0 -> 0.4-0.7 ms of CPU a call, one sample of six at 1.6 (two
+    alternating pairs of loops of 500 one-call transactions on PostgreSQL, less an empty transaction's CPU)."""
     table = User.__table__
     new = insert(table).values({name: bindparam(f"v_{name}", type_=table.c[name].type) for name in columns})
     newer = case(
