@@ -13,11 +13,16 @@ Beside the burst's rate, the worker processes' own CPU per message over it (``wo
 from ``/proc``, Linux only): on a shared machine the rate moves with everything else running, this much less. And
 what else a message costs over the same burst: PostgreSQL's and Redis's server processes (``postgres_cpu_ms``,
 ``redis_cpu_ms``: every process of that name on the machine) and this process's (``bench_cpu_ms``: the producer
-and the reply reader), so the rate can be read against the CPU the machine has.
-The last line is JSON: {"msgs_per_s":…, "noop_per_s":…, "ratio_to_noop":…, "worker_cpu_ms":…, "p50_ms":…, …}.
+and the reply reader), so the rate can be read against the CPU the machine has. The same four over the no-op
+baseline give what a no-op task costs the machine (``noop_machine_cpu_ms``, against the message's
+``machine_cpu_ms``): where both runs are CPU-bound, the rate's ratio to the no-op's is about the inverse of theirs.
+``--without-reply`` answers every message with one fixed reply (``bench/fixed_reply.py``: no guard, context or
+engine): what the turn's recording, publish and delivery cost alone, the floor no cheaper reply gets below.
+The last line is JSON: {"msgs_per_s":…, "noop_per_s":…, "ratio_to_noop":…, "worker_cpu_ms":…, "machine_cpu_ms":…,
+"noop_machine_cpu_ms":…, "p50_ms":…, …}.
 
     python bench/ingest_throughput.py [--database postgresql|sqlite] [--burst 2000] [--paced 1000 --rate 100]
-                                      [--pool prefork --concurrency 4]
+                                      [--pool prefork --concurrency 4] [--without-reply]
 """
 
 from __future__ import annotations
@@ -82,6 +87,12 @@ def pids_named(*names: str) -> list[int]:
     return found
 
 
+def machine_ms(cpu_ms: dict[str, float | None]) -> float | None:
+    """The four groups' CPU per message together (None where one could not be read)."""
+    values = list(cpu_ms.values())
+    return None if any(v is None for v in values) else round(sum(v for v in values if v is not None), 2)
+
+
 def run(
     kind: str,
     burst: int,
@@ -90,6 +101,7 @@ def run(
     pool: str | None = None,
     concurrency: str | None = None,
     copies: int | None = None,
+    without_reply: bool = False,
 ) -> dict[str, float | str | None]:
     os.environ["ELLA_DATABASE_URL"], drop = create_database(kind, f"ella_bench_{RUN}_{uuid.uuid4().hex[:4]}", VAR)
     get_settings.cache_clear()
@@ -102,9 +114,11 @@ def run(
     db.upgrade()
     # The inbound queue only, as deployed: the memory tasks each turn emits wait on the cognition queue.
     level = os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING")
+    included = ["bench.fixed_reply"] if without_reply else []
     worker = ComposeInbound(
         settings, f"bench-{RUN}", VAR / "worker.log", pool, concurrency, copies,
-        extra_args=("--loglevel", level, "--include", "tests.support.noop_task"),  # the no-op for the baseline
+        # the no-op for the baseline and, for --without-reply, the fixed reply (bench/fixed_reply.py)
+        extra_args=("--loglevel", level, "--include", ",".join(["tests.support.noop_task", *included])),
     )  # fmt: skip
     replies = Replies(get_redis(), settings.outbox_stream)
     noop_stream = f"{settings.redis_key_prefix}:bench:noop"
@@ -132,11 +146,6 @@ def run(
         replies.wait([send("warm", i) for i in range(100)], 60)
         marks.wait([noop(-i - 1) for i in range(100)], 60)
 
-        t0 = time.perf_counter()
-        marks.wait([noop(i) for i in range(burst)], 300)
-        noop_per_s = burst / (time.perf_counter() - t0)
-        print(f"[{kind}] baseline: {burst} no-op tasks, same broker and worker = {noop_per_s:.0f} tasks/s")
-
         worker_pids = [proc.pid for proc in worker.procs]
         groups: dict[str, Callable[[], list[int]]] = {
             "worker": lambda: worker_pids,
@@ -144,15 +153,23 @@ def run(
             "redis": lambda: pids_named("redis-server"),
             "bench": lambda: [os.getpid()],  # the producer and the reply reader
         }
-        cpu_before = {name: group_cpu(pids()) for name, pids in groups.items()}
-        t0 = time.perf_counter()
-        ids = [send("burst", i) for i in range(burst)]
-        replies.wait(ids, 300)
-        elapsed = time.perf_counter() - t0
-        cpu_ms: dict[str, float | None] = {}
-        for name, pids in groups.items():
-            before, after = cpu_before[name], group_cpu(pids())
-            cpu_ms[name] = None if before is None or after is None else round((after - before) * 1000 / burst, 2)
+
+        def cpu_ms_over(phase: Callable[[], None]) -> tuple[float, dict[str, float | None]]:
+            """(seconds the phase took, each group's CPU per message of ``burst`` over it)."""
+            cpu_before = {name: group_cpu(pids()) for name, pids in groups.items()}
+            t0 = time.perf_counter()
+            phase()
+            elapsed = time.perf_counter() - t0
+            cpu_ms: dict[str, float | None] = {}
+            for name, pids in groups.items():
+                before, after = cpu_before[name], group_cpu(pids())
+                cpu_ms[name] = None if before is None or after is None else round((after - before) * 1000 / burst, 2)
+            return elapsed, cpu_ms
+
+        noop_elapsed, noop_cpu_ms = cpu_ms_over(lambda: marks.wait([noop(i) for i in range(burst)], 300))
+        noop_per_s = burst / noop_elapsed
+        print(f"[{kind}] baseline: {burst} no-op tasks, same broker and worker = {noop_per_s:.0f} tasks/s")
+        elapsed, cpu_ms = cpu_ms_over(lambda: replies.wait([send("burst", i) for i in range(burst)], 300))
         msgs_per_s = burst / elapsed
         worker_cpu_ms = cpu_ms["worker"]
         shown_cpu = "" if worker_cpu_ms is None else f"; worker CPU {worker_cpu_ms:.1f} ms a message"
@@ -165,6 +182,11 @@ def run(
             f"[{kind}] the same burst's CPU a message elsewhere: PostgreSQL {cpu_ms['postgres']} ms, "
             f"Redis {cpu_ms['redis']} ms, this process (producer and reply reader) {cpu_ms['bench']} ms "
             "(server processes machine-wide: read on an otherwise idle machine)"
+        )
+        print(
+            f"[{kind}] the whole machine's CPU a message: {machine_ms(cpu_ms)} ms, a no-op task's "
+            f"{machine_ms(noop_cpu_ms)} ms ({noop_cpu_ms}); where both are CPU-bound, the rate's ratio to the "
+            "no-op's is about the inverse of these"
         )
 
         ids = []
@@ -191,11 +213,14 @@ def run(
             "postgres_cpu_ms": cpu_ms["postgres"],
             "redis_cpu_ms": cpu_ms["redis"],
             "bench_cpu_ms": cpu_ms["bench"],
+            "machine_cpu_ms": machine_ms(cpu_ms),
+            "noop_machine_cpu_ms": machine_ms(noop_cpu_ms),
             "p50_ms": round(p50, 1),
             "p99_ms": round(p99, 1),
             "pool": worker.pool,
             "concurrency": worker.concurrency,
             "processes": worker.copies,
+            "reply": "fixed (--without-reply)" if without_reply else "offline engine",
         }
     finally:
         worker.stop()
@@ -213,9 +238,16 @@ def main() -> None:
     parser.add_argument("--pool", help="override the compose command line's pool (to compare)")
     parser.add_argument("--concurrency", help="override the compose command line's concurrency")
     parser.add_argument("--replicas", type=int, help="override compose's deploy.replicas (worker processes)")
+    parser.add_argument(
+        "--without-reply", action="store_true",
+        help="answer with one fixed reply (bench/fixed_reply.py): what a turn costs without guard, context, engine",
+    )  # fmt: skip
     args = parser.parse_args()
     try:
-        result = run(args.database, args.burst, args.paced, args.rate, args.pool, args.concurrency, args.replicas)
+        result = run(
+            args.database, args.burst, args.paced, args.rate, args.pool, args.concurrency, args.replicas,
+            args.without_reply,
+        )  # fmt: skip
     finally:
         if not os.environ.get("BENCH_KEEP"):
             shutil.rmtree(VAR, ignore_errors=True)

@@ -299,8 +299,6 @@ def ingest(
     metrics.turn(outcome.reply, outcome.fires)
     if forgetting is not None:
         forget_outside(payload.user_id, forgetting)
-    # the turn's effects are sent once the reply is on the stream, and settled with the row's publish mark
-    # (one statement on PostgreSQL: ``models.pending_effects.mark_published``)
     # the turn's effects (``send``: the task's is ``workers.effects.emit_rows``) go once the reply is on the
     # stream, and are settled with the row's publish mark: one statement on PostgreSQL
     # (``models.pending_effects.mark_published``); without ``send`` the caller sends ``owed_rows``
