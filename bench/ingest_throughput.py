@@ -87,6 +87,21 @@ def pids_named(*names: str) -> list[int]:
     return found
 
 
+def with_children(pids: list[int]) -> list[int]:
+    """These processes and their live children (``/proc/<pid>/stat``'s parent pid): a prefork worker's pool
+    children do the work, and their CPU is in the parent's only once they have ended."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if parent in pids:
+                children.append(int(entry.name))
+    return [*pids, *children]
+
+
 def machine_ms(cpu_ms: dict[str, float | None]) -> float | None:
     """The four groups' CPU per message together (None where one could not be read)."""
     values = list(cpu_ms.values())
@@ -148,7 +163,7 @@ def run(
 
         worker_pids = [proc.pid for proc in worker.procs]
         groups: dict[str, Callable[[], list[int]]] = {
-            "worker": lambda: worker_pids,
+            "worker": lambda: with_children(worker_pids),  # a prefork pool's children too
             "postgres": lambda: pids_named("postgres"),  # PostgreSQL's processes (their comm is "postgres")
             "redis": lambda: pids_named("redis-server"),
             "bench": lambda: [os.getpid()],  # the producer and the reply reader
