@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, or_, select, union_all
 from sqlalchemy.orm import Session
 
 from ella.ledger.rules import USER_SUBJECT
@@ -52,19 +52,28 @@ def memory_view(
         )  # fmt: skip
         for f in facts
     ]
+    # her thoughts and what was said, in one statement: each side newest first to its limit, only the columns a
+    # memory view shows (not the vectors: up to EVENTS rows of them)
+    columns = (MemoryNode.id, MemoryNode.node_type, MemoryNode.description, MemoryNode.created_at,
+               MemoryNode.source_message_id)  # fmt: skip
+    newest = (MemoryNode.created_at.desc(), MemoryNode.id.desc())
     not_plan = or_(MemoryNode.dedupe_key.is_(None), ~MemoryNode.dedupe_key.startswith(PLAN_KEY_PREFIX))
-    thoughts = session.scalars(
-        select(MemoryNode)
+    thoughts = (
+        select(*columns)
         .where(MemoryNode.user_id == user_id, MemoryNode.node_type == "thought", not_plan, shown_to_model())
-        .order_by(MemoryNode.created_at.desc(), MemoryNode.id.desc())
+        .order_by(*newest)
         .limit(THOUGHTS)
+        .subquery()
     )
-    events = session.scalars(
-        select(MemoryNode)
+    events = (
+        select(*columns)
         .where(MemoryNode.user_id == user_id, MemoryNode.node_type == "event")
-        .order_by(MemoryNode.created_at.desc(), MemoryNode.id.desc())
+        .order_by(*newest)
         .limit(EVENTS)
+        .subquery()
     )
+    nodes = [HeldNode(*row) for row in session.execute(union_all(select(thoughts), select(events)))]
+    nodes.sort(key=lambda n: (n.created_at, n.id), reverse=True)  # a union keeps no order
     previous = session.scalar(
         select(InboundMessage.message_id)
         .where(
@@ -77,12 +86,8 @@ def memory_view(
     )
     return MemoryView(
         facts=held,
-        thoughts=[_node(n) for n in thoughts],
-        nodes=[_node(n) for n in events],
+        thoughts=[n for n in nodes if n.node_type == "thought"],
+        nodes=[n for n in nodes if n.node_type == "event"],
         previous_message_id=previous,
         zone=zone if zone is not None else user_zone(session, user_id),
     )
-
-
-def _node(node: MemoryNode) -> HeldNode:
-    return HeldNode(node.id, node.node_type, node.description, node.created_at, node.source_message_id)

@@ -114,3 +114,44 @@ def test_an_ordinary_turn_ingests_within_ten_statements(migrated_db) -> None:
             event.remove(get_engine(), "before_cursor_execute", count)
         sent.append(len(counted))
     assert max(sent[1:]) <= budget, [" ".join(s.split())[:50] for s in counted]  # a new user's first turn opens more
+
+
+def test_a_memory_request_ingests_within_ten_statements_and_its_view_lists_newest_first(migrated_db) -> None:
+    """A "what do you remember" turn reads its memory view instead of the reply's context: the user's facts, the
+    days they were told (one more read once a fact has its source message), her thoughts and what was said (one
+    read for both since they are shown as one view) and the turn before. It stays within the ordinary turn's
+    budget (it took 11 on PostgreSQL when thoughts and events were two reads), and the one read still lists each
+    newest first."""
+    from adapters.turn_context import load_memory_view
+    from models.pending_effects import owed_of
+    from tasks.ingest import ingest
+    from workers.effects import task_named
+
+    texts = ["I work as a nurse in Leeds, nights mostly", "My sister Anna is visiting next week",
+             "Today I went for a walk by the river", "What do you remember about me?"]  # fmt: skip
+    counted: list[str] = []
+
+    def count(_c, _cur, statement, *_a) -> None:
+        if not statement.startswith("BEGIN"):
+            counted.append(statement)
+
+    for i, text in enumerate(texts):
+        payload = parse_ingest((), {"message_id": f"r{i}", "user_id": "ana", "text": text,
+                                    "sent_at": (T0 + timedelta(minutes=i)).isoformat()}, 16000)  # fmt: skip
+        counted.clear()
+        event.listen(get_engine(), "before_cursor_execute", count)
+        try:
+            _, follow = ingest(payload, f"task-{i}", True, 0.0, send=lambda rows: [row.id for row in rows])
+        finally:
+            event.remove(get_engine(), "before_cursor_execute", count)
+        for row in follow.get("owed_rows", []):  # the turn's memory and facts, as a worker would run them
+            for effect in owed_of(row).effects:
+                task_named(effect.task).apply(kwargs=effect.kwargs)
+    assert "say" in follow, "the last turn was not read as a memory request"
+    budget = 10 if get_engine().dialect.name == "postgresql" else 11
+    assert len(counted) <= budget, [" ".join(s.split())[:50] for s in counted]
+
+    view = load_memory_view(payload)
+    assert any(f.source_message_id == "r0" for f in view.facts)  # a fact with its source: the "told" read ran
+    assert [n.source_message_id for n in view.nodes][:3] == ["r2", "r1", "r0"]  # what was said, newest first
+    assert all(a.created_at >= b.created_at for a, b in zip(view.thoughts, view.thoughts[1:], strict=False))
