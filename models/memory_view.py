@@ -55,7 +55,7 @@ def memory_view(
     # her thoughts and what was said, in one statement: each side newest first to its limit, only the columns a
     # memory view shows (not the vectors: up to EVENTS rows of them)
     columns = (MemoryNode.id, MemoryNode.node_type, MemoryNode.description, MemoryNode.created_at,
-               MemoryNode.source_message_id)  # fmt: skip
+               MemoryNode.source_message_id)  # HeldNode's fields, in its order  # fmt: skip
     newest = (MemoryNode.created_at.desc(), MemoryNode.id.desc())
     not_plan = or_(MemoryNode.dedupe_key.is_(None), ~MemoryNode.dedupe_key.startswith(PLAN_KEY_PREFIX))
     thoughts = (

@@ -35,7 +35,8 @@ def test_the_fixed_reply_skips_the_reply_and_records_the_turn_as_ever(
     fixed_reply = importlib.reload(importlib.import_module("bench.fixed_reply"))  # its import replaces the reply
     assert tasks.ingest.answer is fixed_reply.fixed_answer
 
-    texts = ["Today I went for a walk by the river", "I love you Ella, be my girlfriend"]  # the second: the guard's
+    # the second the guard answers by hand (romance.love_you, warm_bounded) when the reply is not fixed
+    texts = ["Today I went for a walk by the river", "I love you Ella, be my girlfriend"]
     for text in texts:
         message_id = uuid.uuid4().hex
         payload = IngestPayload(message_id=message_id, user_id="bench-floor", text=text, sent_at=datetime.now(UTC))
