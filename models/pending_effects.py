@@ -22,9 +22,9 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import BindParameter, ForeignKey, Index, String, Text, bindparam, delete, or_, select, update
+from sqlalchemy import BindParameter, ForeignKey, Index, String, Table, Text, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.base import Base, BigId, UTCDateTime, utcnow
@@ -179,18 +179,24 @@ def mark_published(
 
 @lru_cache(maxsize=2)
 def _marking(settles: bool) -> Any:
-    """``mark_published``'s statement, built once with bound parameters (``settles``: with the DELETE as a CTE)."""
-    o, p = OutboxRecord, PendingEffects
+    """``mark_published``'s statement, built once with bound parameters (``settles``: with the DELETE as a CTE).
+
+    On the tables, not the mapped classes: an UPDATE of a mapped class runs the ORM's bulk-update machinery on
+    every call (it would synchronise objects of the session; the caller's session holds none), 0.57 against 0.29 ms
+    of CPU per call on PostgreSQL, alternating 500-call loops."""
+    outbox, owed = cast(Table, OutboxRecord.__table__), cast(Table, PendingEffects.__table__)
+    o, p = outbox.c, owed.c
     user_id = bindparam("b_user_id", type_=String())
     mark = (
-        update(o)
+        update(outbox)
         .where(o.id == bindparam("b_id"), o.user_id == user_id)
         .values(published_at=bindparam("b_published_at", type_=UTCDateTime()), stream_id=bindparam("b_stream_id"))
     )
     if not settles:
         return mark
     ids: BindParameter[list[int]] = bindparam("b_settled", expanding=True)
-    return mark.add_cte(delete(p).where(p.id.in_(ids), p.user_id == user_id).returning(p.id).cte("settled"))
+    settled = delete(owed).where(p.id.in_(ids), p.user_id == user_id).returning(p.id)
+    return mark.add_cte(settled.cte("settled"))
 
 
 def settle(session: Session, ids: list[int]) -> int:

@@ -11,9 +11,9 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Boolean, Float, Index, Integer, String, Text, func, insert, select
+from sqlalchemy import Boolean, Float, Index, Integer, String, Table, Text, func, insert, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.llm.port import CallRecord
@@ -65,9 +65,13 @@ def usage_row(call: CallRecord, batch: bool = False) -> dict[str, Any]:
 
 
 def insert_usage(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert ``usage_row`` rows in ``session``'s transaction (one statement)."""
+    """Insert ``usage_row`` rows in ``session``'s transaction (one statement).
+
+    Into the table, not the mapped class: the ORM's bulk insert asks for every new id back (RETURNING), which no
+    caller reads, and costs 0.57-0.70 against 0.43-0.46 ms of CPU for a turn's one row on PostgreSQL (500-call
+    loops, alternating, each with its commit)."""
     if rows:
-        session.execute(insert(ModelCall), list(rows))
+        session.execute(insert(cast(Table, ModelCall.__table__)), list(rows))
 
 
 def token_totals() -> tuple[Any, ...]:
