@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import event, inspect, update
+from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session
 
 from adapters.outbox_stream import publish_once
@@ -25,7 +25,7 @@ from adapters.settings import get_settings
 from models.base import utcnow
 from models.memory_changes import NOTED, configure
 from models.outbox import OutboxRecord, stream_entry
-from models.pending_effects import PendingEffects, settle
+from models.pending_effects import PendingEffects, mark_published
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +49,8 @@ def publish_noted(session: Session, noted: list[tuple[OutboxRecord, PendingEffec
         return 0
     try:
         with Session(session.get_bind()) as after, after.begin():
-            for record, _row, stream_id in published:
-                after.execute(
-                    update(OutboxRecord)
-                    .where(OutboxRecord.id == record.id, OutboxRecord.user_id == record.user_id)
-                    .values(published_at=utcnow(), stream_id=stream_id)
-                )
-            settle(after, [row.id for _record, row, _stream_id in published if row is not None])
+            for record, row, stream_id in published:  # each one statement on PostgreSQL, as a turn's publish mark
+                mark_published(after, record, utcnow(), stream_id, [row.id] if row is not None else [])
     except Exception as exc:  # noqa: BLE001 - published: at worst the sweep publishes it again, a no-op
         log.warning("published notices not marked settled: %s", type(exc).__name__)
     return len(published)

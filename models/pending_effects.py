@@ -200,10 +200,13 @@ def _marking(settles: bool) -> Any:
 
 
 def settle(session: Session, ids: list[int]) -> int:
-    """The effects of these rows were sent: they are owed no more."""
+    """The effects of these rows were sent: they are owed no more. (On the table: the ORM's bulk delete looks for
+    the rows among the session's objects first, and no caller's session holds them; 0.60-0.69 against 0.50-0.51 ms
+    of CPU a call with its commit on PostgreSQL.)"""
     if not ids:
         return 0
-    result = session.execute(delete(PendingEffects).where(PendingEffects.id.in_(ids)))
+    owed = cast(Table, PendingEffects.__table__)
+    result = session.execute(delete(owed).where(owed.c.id.in_(ids)))
     return int(getattr(result, "rowcount", 0) or 0)
 
 
