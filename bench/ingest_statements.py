@@ -5,9 +5,11 @@ What is counted: every statement the ingest path sends (``tasks.ingest.ingest``:
 context, the turn's transaction, the publish and its settle), through a SQLAlchemy ``before_cursor_execute``
 listener, and the process CPU (``time.process_time``) of the same span, Celery's sends of the turn's effects
 included (to this run's queues, which nobody consumes). The effects themselves (the turn's memory, its facts) then
-run in this process, uncounted and outside the CPU span: the next turn sees the memory stream grow as it does in
-production, where another worker perceives the turn. It runs on the code before issue 35 too (an ``ingest`` without
-``send``: the task sent and settled the rows after it), for a before/after in the same conditions.
+run in this process, outside the counted statements and the ingest's CPU span, their own CPU apart
+(``effects_cpu_ms_p50``: what the cognition queue's worker spends on a turn, Celery aside): the next turn sees the
+memory stream grow as it does in production, where another worker perceives the turn. It runs on the code before
+issue 35 too (an ``ingest`` without ``send``: the task sent and settled the rows after it), for a before/after in
+the same conditions.
 
 Material: a chat of ordinary lines (a walk, a sister's visit, work, a mood) over three users, a "what do you
 remember" now and then; the first ``--warm`` messages fill the users' memory and are not measured.
@@ -15,7 +17,7 @@ remember" now and then; the first ``--warm`` messages fill the users' memory and
     python bench/ingest_statements.py [--database postgresql|sqlite] [--messages 150] [--warm 30] [--profile F]
 
 The last line is JSON: {"statements_mean":…, "statements_p50":…, "statements_max":…, "cpu_ms_p50":…, "cpu_ms_p90":…,
-…}.
+"effects_cpu_ms_p50":…, …}.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ def run(kind: str, messages: int, warm: int, profile: str | None = None) -> dict
     profiler = cProfile.Profile(time.process_time) if profile else None  # CPU, not wall time
     per_message: list[int] = []
     cpu_ms: list[float] = []
+    effects_cpu_ms: list[float] = []  # the turn's memory and facts, as the cognition queue's worker runs them
     kinds: Counter[str] = Counter()
     start = datetime.now(UTC) - timedelta(minutes=messages)
     try:
@@ -135,10 +138,13 @@ def run(kind: str, messages: int, warm: int, profile: str | None = None) -> dict
             if profiler is not None:
                 profiler.disable()
             counting["on"] = False
+            began = time.process_time()
             run_effects(rows)
+            effects_spent = time.process_time() - began
             if i >= warm:
                 per_message.append(len(statements))
                 cpu_ms.append(spent * 1000)
+                effects_cpu_ms.append(effects_spent * 1000)
                 kinds.update(s.split(" ")[0] for s in statements)
     finally:
         event.remove(engine, "before_cursor_execute", count)
@@ -158,6 +164,8 @@ def run(kind: str, messages: int, warm: int, profile: str | None = None) -> dict
         "cpu_ms_p50": round(statistics.median(cpu_ms), 1),
         "cpu_ms_mean": round(statistics.mean(cpu_ms), 1),
         "cpu_ms_p90": round(sorted(cpu_ms)[int(0.9 * (len(cpu_ms) - 1))], 1),
+        "effects_cpu_ms_p50": round(statistics.median(effects_cpu_ms), 1),
+        "effects_cpu_ms_mean": round(statistics.mean(effects_cpu_ms), 1),
     }
 
 
@@ -174,6 +182,8 @@ def main() -> None:
     print(f"by kind: {result['by_kind_per_message']}")
     print(f"CPU per message: p50 {result['cpu_ms_p50']} ms, p90 {result['cpu_ms_p90']} ms, "
           f"mean {result['cpu_ms_mean']} ms")  # fmt: skip
+    print(f"the turn's memory and facts (the cognition queue's work, in process): p50 "
+          f"{result['effects_cpu_ms_p50']} ms, mean {result['effects_cpu_ms_mean']} ms")  # fmt: skip
     print(json.dumps(result))
 
 
