@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import BigInteger, DateTime, Integer, MetaData, func, select
+from sqlalchemy import BigInteger, DateTime, Integer, MetaData, Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.types import TypeDecorator
@@ -59,6 +59,18 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+
+
+def table_of(model: type[Base]) -> Table:
+    """A mapped class's table, for a hot statement written in Core.
+
+    Why: an UPDATE, DELETE or INSERT written against the mapped class runs SQLAlchemy's bulk-DML machinery on
+    every call (it looks for the rows among the session's objects to keep them in step, or asks for new ids back)
+    though no hot caller's session holds them: from a third more to twice the CPU a call (``docs/scaling.md``,
+    section 2). Only where no object of the session needs the change: the table's statement leaves them as they
+    were.
+    """
+    return cast(Table, model.__table__)  # a declarative class maps one Table
 
 
 # ``insert(table)`` of a dialect that knows ON CONFLICT; either one's statement has ``on_conflict_do_nothing``,

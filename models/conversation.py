@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Table, bindparam, case, insert, or_, select, text, update
+from sqlalchemy import ForeignKey, Index, Integer, String, bindparam, case, insert, or_, select, text, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from models.base import Base, BigId, UTCDateTime, utcnow
+from models.base import Base, BigId, UTCDateTime, table_of, utcnow
 
 
 class Conversation(Base):
@@ -158,7 +158,7 @@ def continue_conversation(
 def _continue_statement(filed: bool) -> Any:
     """``continue_conversation``'s UPDATE, built once with bound parameters (``filed``: the gateway named the
     conversation); building it per message cost more CPU than running it."""
-    table = cast(Table, Conversation.__table__)
+    table = table_of(Conversation)
     c = table.c
     # (a bound parameter may not take a column's name in an UPDATE: hence the b_ names)
     sent_at, due_at = bindparam("b_sent_at", type_=UTCDateTime()), bindparam("b_due_at", type_=UTCDateTime())

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     BigInteger,
@@ -24,7 +24,6 @@ from sqlalchemy import (
     LargeBinary,
     SmallInteger,
     String,
-    Table,
     Text,
     UniqueConstraint,
     and_,
@@ -41,7 +40,7 @@ from ella.memory.plans import PLAN_KEY_PREFIX, about_event
 from ella.memory.quarantine import Hold
 from ella.memory.retrieval import NodeRow
 from ella.memory_pages import Changed
-from models.base import BINARY_RESULTS, Base, BigId, UTCDateTime, dialect_insert, utcnow
+from models.base import BINARY_RESULTS, Base, BigId, UTCDateTime, dialect_insert, table_of, utcnow
 from models.memory_changes import note_changed
 from models.provenance import Provenanced, in_prompts, prompt_engine
 from models.user import User
@@ -160,7 +159,7 @@ def drain_importance(session: Session, user_id: str, poignancy: int) -> int | No
     overwrite.
     """
     # on the table: the ORM's bulk update took 0.79-0.85 ms of CPU a call with its commit, this 0.57-0.60 (PostgreSQL)
-    users = cast(Table, User.__table__)
+    users = table_of(User)
     counter = users.c.importance_trigger_curr
     drained = update(users).where(users.c.id == user_id).values(importance_trigger_curr=counter - poignancy)
     remaining: int | None = session.scalar(drained.returning(counter))
@@ -330,7 +329,7 @@ def mark_accessed(session: Session, node_ids: Sequence[int], at: datetime, user_
     if node_ids:
         # on the table: the ORM's bulk update (which looks for the nodes among the session's objects: no caller's
         # session holds them) took 0.88-0.93 ms of CPU for 8 ids with its commit, this 0.63-0.69 (PostgreSQL)
-        nodes = cast(Table, MemoryNode.__table__)
+        nodes = table_of(MemoryNode)
         mine = [nodes.c.user_id == user_id] if user_id is not None else []
         where = [*mine, nodes.c.id.in_(node_ids), nodes.c.last_accessed_at < at]
         session.execute(update(nodes).where(*where).values(last_accessed_at=at))

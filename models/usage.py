@@ -11,14 +11,14 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Boolean, Float, Index, Integer, String, Table, Text, func, insert, select
+from sqlalchemy import Boolean, Float, Index, Integer, String, Text, func, insert, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from ella.llm.port import CallRecord
 from ella.usage import BATCH_FACTOR, ModelPrice, PriceList, Tokens, Unpriced, job_of, unpriced_by_model
-from models.base import Base, BigId, UTCDateTime, utcnow
+from models.base import Base, BigId, UTCDateTime, table_of, utcnow
 
 
 class ModelCall(Base):
@@ -71,7 +71,7 @@ def insert_usage(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     caller reads, and costs 0.57-0.70 against 0.43-0.46 ms of CPU for a turn's one row on PostgreSQL (500-call
     loops, alternating, each with its commit)."""
     if rows:
-        session.execute(insert(cast(Table, ModelCall.__table__)), list(rows))
+        session.execute(insert(table_of(ModelCall)), list(rows))
 
 
 def token_totals() -> tuple[Any, ...]:

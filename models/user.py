@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from models.base import Base, DialectInsert, UTCDateTime, dialect_insert, utcnow
+from models.base import Base, DialectInsert, UTCDateTime, dialect_insert, table_of, utcnow
 
 
 class User(Base):
@@ -87,7 +87,7 @@ def _touch_statement(insert: DialectInsert, columns: tuple[str, ...]) -> Any:
     (``from_statement``): an ORM-enabled INSERT (``insert(User)``) rebuilt its statement from the values on every
     execution, and its cache key with it: 1.1-2.0 -> 0.4-0.7 ms of CPU a call, one sample of six at 1.6 (two
     alternating pairs of loops of 500 one-call transactions on PostgreSQL, less an empty transaction's CPU)."""
-    table = User.__table__
+    table = table_of(User)
     new = insert(table).values({name: bindparam(f"v_{name}", type_=table.c[name].type) for name in columns})
     newer = case(
         (
