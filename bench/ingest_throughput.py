@@ -61,15 +61,23 @@ def group_cpu(pids: list[int]) -> float | None:
     twice by name (``pids_named``) and compare totals."""
     total = 0.0
     for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
+        fields = stat_fields(pid)
+        if fields is None:
             continue  # ended meanwhile: its time is now in its parent's children's time
         try:
             total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
         except (ValueError, IndexError):
             return None
     return total if pids else None
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """``/proc/<pid>/stat``'s fields after the command name (the state first: the parent pid is [1], the user
+    and system times [11] and [12], the reaped children's [13] and [14]), or None for a process that is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
 
 
 def pids_named(*names: str) -> list[int]:
@@ -92,13 +100,9 @@ def with_children(pids: list[int]) -> list[int]:
     children do the work, and their CPU is in the parent's only once they have ended."""
     children = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            if parent in pids:
-                children.append(int(entry.name))
+        fields = stat_fields(int(entry.name)) if entry.name.isdigit() else None
+        if fields is not None and fields[1].isdigit() and int(fields[1]) in pids:
+            children.append(int(entry.name))
     return [*pids, *children]
 
 
