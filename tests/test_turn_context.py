@@ -123,6 +123,7 @@ def test_a_memory_request_ingests_within_ten_statements_and_its_view_lists_newes
     budget (it took 11 on PostgreSQL when thoughts and events were two reads), and the one read still lists each
     newest first."""
     from adapters.turn_context import load_memory_view
+    from models.memory import insert_node
     from models.pending_effects import owed_of
     from tasks.ingest import ingest
     from workers.effects import task_named
@@ -151,7 +152,12 @@ def test_a_memory_request_ingests_within_ten_statements_and_its_view_lists_newes
     budget = 10 if get_engine().dialect.name == "postgresql" else 11
     assert len(counted) <= budget, [" ".join(s.split())[:50] for s in counted]
 
+    with session_scope() as s:  # two thoughts, the older stored last: the view's order is by time, not by id
+        for days, text in ((1, "Ana seems to like the river"), (2, "Ana's sister matters to her")):
+            insert_node(s, dict(user_id="ana", node_type="thought", subject="ana", predicate="is", object=text,
+                                description=text, embedding=b"\0" * 16, embedding_model="m", poignancy=3,
+                                created_at=T0 - timedelta(days=days), dedupe_key=f"t:{days}"))  # fmt: skip
     view = load_memory_view(payload)
     assert any(f.source_message_id == "r0" for f in view.facts)  # a fact with its source: the "told" read ran
     assert [n.source_message_id for n in view.nodes][:3] == ["r2", "r1", "r0"]  # what was said, newest first
-    assert all(a.created_at >= b.created_at for a, b in zip(view.thoughts, view.thoughts[1:], strict=False))
+    assert [n.description for n in view.thoughts] == ["Ana seems to like the river", "Ana's sister matters to her"]
